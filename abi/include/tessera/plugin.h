@@ -1,0 +1,229 @@
+/* tessera/plugin.h — what a device plugin exports and what the runtime gives it.
+ *
+ * A plugin is a shared library that exports one C symbol,
+ * TSR_PLUGIN_ENTRY_SYMBOL ("tsr_plugin_init"), of type tsr_plugin_init_fn.
+ * Following ggml's backend interface, each object is an interface table (a
+ * struct of function pointers) plus an opaque context that is passed back as
+ * the first argument of every slot.
+ *
+ * Life cycle:
+ *   1. The runtime loads the library and calls tsr_plugin_init once, passing
+ *      its ABI version, a host API table and the plugin's options.
+ *   2. The plugin checks the major version; on a mismatch it returns
+ *      TSR_ERR_VERSION (after host->set_error with both versions). Otherwise
+ *      it returns a pointer to its tsr_plugin_api, which it owns and keeps
+ *      valid until `destroy` returns. The runtime independently refuses an
+ *      api whose abi_version has another major version.
+ *   3. The runtime reads at most min(api->struct_size, its own sizeof) bytes
+ *      of each table (Note [Extensible structs] in tessera/status.h).
+ *   4. At shutdown, after every storage the plugin allocated has been
+ *      freed, the runtime calls destroy(ctx) and then unloads the library.
+ *
+ * Threading: every slot may be called from several threads at once, on the
+ * same or different devices; a plugin synchronises its own state.
+ * Errors: a slot that returns a tsr_status other than TSR_OK first calls
+ * host->set_error with a message naming what failed. A slot never throws,
+ * aborts or exits.
+ */
+#ifndef TESSERA_PLUGIN_H
+#define TESSERA_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/device.h"
+#include "tessera/dtype.h"
+#include "tessera/ops.h"
+#include "tessera/status.h"
+#include "tessera/tensor_desc.h"
+#include "tessera/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An opaque queue of work on one device; NULL is the device's default stream.
+ * Work on one stream runs in submission order. */
+typedef void* tsr_stream;
+
+/* ---- values passed to kernels ------------------------------------------- */
+
+typedef enum tsr_scalar_kind {
+  TSR_SCALAR_FLOAT = 0, /* `f` holds the value */
+  TSR_SCALAR_INT = 1,   /* `i` holds the value (exact for every int64) */
+  TSR_SCALAR_BOOL = 2   /* `i` holds 0 or 1 */
+} tsr_scalar_kind;
+
+/* A frozen value type (not extensible): a number as the caller wrote it. */
+typedef struct tsr_scalar {
+  int32_t kind;     /* a tsr_scalar_kind */
+  int32_t reserved; /* 0 */
+  double f;
+  int64_t i;
+} tsr_scalar;
+
+/* Everything one kernel call needs. Owned by the runtime, valid for the call. */
+typedef struct tsr_kernel_args {
+  size_t struct_size;                    /* TSR_KERNEL_ARGS_STRUCT_SIZE */
+  int32_t op;                            /* a tsr_op */
+  int32_t device_index;                  /* which of the plugin's devices */
+  const tsr_tensor_desc* const* inputs;  /* num_inputs pointers; borrowed */
+  int32_t num_inputs;
+  int32_t num_scalars;
+  const tsr_tensor_desc* output;         /* the one output; borrowed */
+  const tsr_scalar* scalars;             /* num_scalars values; borrowed */
+  const int64_t* params;                 /* num_params integers; borrowed */
+  int32_t num_params;
+  int32_t reserved;
+  tsr_stream stream;                     /* where to enqueue the work */
+} tsr_kernel_args;
+
+#define TSR_KERNEL_ARGS_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_kernel_args, stream)
+
+/* One uniform signature for every kernel. `ctx` is tsr_plugin_api.ctx. A
+ * kernel may return before the work is done (asynchronous devices); the
+ * runtime synchronises before the host reads. */
+typedef tsr_status (*tsr_kernel_fn)(void* ctx, const tsr_kernel_args* args);
+
+/* A frozen value type: one (op, dtype) -> function entry. */
+typedef struct tsr_kernel_entry {
+  int32_t op;    /* a tsr_op */
+  int32_t dtype; /* the key dtype of Note [Kernel contracts] */
+  tsr_kernel_fn fn; /* never NULL */
+} tsr_kernel_entry;
+
+typedef struct tsr_kernel_table {
+  size_t struct_size;               /* TSR_KERNEL_TABLE_STRUCT_SIZE */
+  size_t count;                     /* entries in `entries` */
+  const tsr_kernel_entry* entries;  /* owned by the plugin, static */
+} tsr_kernel_table;
+
+#define TSR_KERNEL_TABLE_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_kernel_table, entries)
+
+/* ---- devices ------------------------------------------------------------- */
+
+typedef struct tsr_device_properties {
+  size_t struct_size;          /* set by the caller to its sizeof */
+  char name[128];              /* NUL-terminated, e.g. "NVIDIA H200" */
+  uint64_t total_memory;       /* bytes; 0 if unknown */
+  uint64_t free_memory;        /* bytes; 0 if unknown */
+  int32_t host_accessible;     /* 1 if the host may read and write the device's
+                                  memory through its pointers directly */
+  int32_t compute_units;       /* threads, SMs, ...; 0 if unknown */
+  int32_t capability_major;    /* e.g. CUDA compute capability; 0 if none */
+  int32_t capability_minor;
+} tsr_device_properties;
+
+#define TSR_DEVICE_PROPERTIES_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_device_properties, capability_minor)
+
+/* The memory and copy interface of one kind of device. Slots marked
+ * "optional" may be NULL; the runtime then uses the fallback written beside
+ * them. All sizes are in bytes. `device` is an index < device_count(). */
+typedef struct tsr_device_iface {
+  size_t struct_size; /* TSR_DEVICE_IFACE_STRUCT_SIZE */
+
+  /* How many devices of this type exist; 0 is valid (no GPU, no driver). */
+  int32_t (*device_count)(void* ctx);
+  /* Optional: when device_count() is 0, why (a static or ctx-owned string). */
+  const char* (*unavailable_reason)(void* ctx);
+  /* Fills up to props->struct_size bytes. */
+  tsr_status (*get_properties)(void* ctx, int32_t device, tsr_device_properties* props);
+
+  /* Allocates nbytes (> 0) aligned to at least 64 bytes; *out is owned by the
+   * caller until deallocate. Out of memory: TSR_ERR_OUT_OF_MEMORY. */
+  tsr_status (*allocate)(void* ctx, int32_t device, size_t nbytes, void** out);
+  /* Returns memory from allocate (with the same nbytes). Never fails. */
+  void (*deallocate)(void* ctx, int32_t device, void* ptr, size_t nbytes);
+
+  /* Copies. Host pointers are ordinary CPU memory owned by the caller. When a
+   * copy to or from the host returns, the host buffer may be reused (the
+   * plugin stages or waits as needed). device_to_device may be queued on
+   * `stream`; src and dst may be on different devices of this plugin. */
+  tsr_status (*copy_host_to_device)(void* ctx, int32_t device, void* dst, const void* src,
+                                    size_t nbytes, tsr_stream stream);
+  tsr_status (*copy_device_to_host)(void* ctx, int32_t device, void* dst, const void* src,
+                                    size_t nbytes, tsr_stream stream);
+  tsr_status (*copy_device_to_device)(void* ctx, int32_t dst_device, void* dst,
+                                      int32_t src_device, const void* src, size_t nbytes,
+                                      tsr_stream stream);
+  /* Waits for all work queued on the device. */
+  tsr_status (*synchronize)(void* ctx, int32_t device);
+
+  /* Optional streams; when NULL the device has only its default stream. */
+  tsr_status (*stream_create)(void* ctx, int32_t device, tsr_stream* out);
+  tsr_status (*stream_destroy)(void* ctx, int32_t device, tsr_stream stream);
+  tsr_status (*stream_synchronize)(void* ctx, int32_t device, tsr_stream stream);
+
+  /* Optional: returns cached, unused memory to the system; fallback: no-op. */
+  tsr_status (*empty_cache)(void* ctx, int32_t device);
+} tsr_device_iface;
+
+#define TSR_DEVICE_IFACE_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_device_iface, empty_cache)
+
+/* ---- the handshake ------------------------------------------------------- */
+
+typedef enum tsr_log_level { TSR_LOG_DEBUG = 0, TSR_LOG_INFO = 1, TSR_LOG_WARNING = 2, TSR_LOG_ERROR = 3 } tsr_log_level;
+
+/* Services the runtime offers a plugin. Owned by the runtime; valid until
+ * the plugin's destroy returns. */
+typedef struct tsr_host_api {
+  size_t struct_size;     /* TSR_HOST_API_STRUCT_SIZE */
+  uint32_t abi_version;   /* the runtime's TSR_ABI_VERSION */
+  uint32_t reserved;
+  /* Stores `message` (copied; may be NULL) as the calling thread's error. */
+  void (*set_error)(tsr_status status, const char* message);
+  /* Writes a line to the runtime's log, attributed to the plugin. */
+  void (*log)(int32_t level, const char* message);
+} tsr_host_api;
+
+#define TSR_HOST_API_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_host_api, log)
+
+typedef struct tsr_plugin_init_args {
+  size_t struct_size;          /* TSR_PLUGIN_INIT_ARGS_STRUCT_SIZE */
+  uint32_t abi_version;        /* the runtime's TSR_ABI_VERSION */
+  uint32_t reserved;
+  const tsr_host_api* host;    /* owned by the runtime; outlives the plugin */
+  /* The plugin's "options" object from the config, as JSON text ("{}" when
+   * absent). Owned by the runtime; valid during the init call only. */
+  const char* options_json;
+  /* The plugin's "name" from the config. Valid during the init call only. */
+  const char* instance_name;
+} tsr_plugin_init_args;
+
+#define TSR_PLUGIN_INIT_ARGS_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_plugin_init_args, instance_name)
+
+/* What a plugin is. Owned by the plugin; valid until destroy(ctx) returns. */
+typedef struct tsr_plugin_api {
+  size_t struct_size;              /* TSR_PLUGIN_API_STRUCT_SIZE */
+  uint32_t abi_version;            /* TSR_ABI_VERSION the plugin was built against */
+  int32_t device_type;             /* TSR_DEVICE_CPU, TSR_DEVICE_CUDA, or
+                                      TSR_DEVICE_UNDEFINED for a named type */
+  const char* device_type_name;    /* "cpu", "cuda", "arena": the prefix of
+                                      device strings ("arena:0"); static */
+  const char* plugin_name;         /* e.g. "cpu_tbb"; static */
+  const char* plugin_version;      /* the plugin's own version; static */
+  void* ctx;                       /* passed back to every slot */
+  const tsr_device_iface* device;  /* required */
+  const tsr_kernel_table* kernels; /* required (count may be 0) */
+  /* Frees ctx. Called once, at shutdown, after all its storages are freed. */
+  void (*destroy)(void* ctx);
+} tsr_plugin_api;
+
+#define TSR_PLUGIN_API_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_plugin_api, destroy)
+
+#define TSR_PLUGIN_ENTRY_SYMBOL "tsr_plugin_init"
+
+/* The one exported entry point. On success *out points at the plugin's api. */
+typedef tsr_status (*tsr_plugin_init_fn)(const tsr_plugin_init_args* args, const tsr_plugin_api** out);
+
+#if defined(_WIN32)
+#define TSR_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define TSR_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TESSERA_PLUGIN_H */

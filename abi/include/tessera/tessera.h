@@ -1,0 +1,300 @@
+/* tessera/tessera.h — the runtime's public C API (libtessera.so).
+ *
+ * Objects:
+ *   tsr_runtime  one loaded configuration: plugins, devices, the registry,
+ *                the random generator and print options. Created by
+ *                tsr_runtime_create, ended by tsr_runtime_destroy (the
+ *                explicit shutdown: plugins are unloaded there, never before).
+ *   tsr_tensor   a handle to one view record (shape, strides, offset, dtype,
+ *                device) over a reference-counted storage. Every function
+ *                that returns a tensor through `tsr_tensor** out` gives the
+ *                caller one reference, which it ends with tsr_tensor_release.
+ *                A view holds its storage alive; the storage is freed when
+ *                the last view goes. All tensors must be released before
+ *                their runtime is destroyed (a tensor that outlives it is a
+ *                leak, reported at destroy).
+ *
+ * Errors: see Note [Errors are values] in tessera/status.h. After a failed
+ * call, tsr_last_error_message() describes it on the same thread.
+ *
+ * Threading: a runtime and its tensors may be used from many threads at
+ * once. A handle's record never changes after creation (views are new
+ * handles), so reading metadata concurrently is safe. Writes into a
+ * storage (in-place ops, copy_, fill_) concurrent with reads or writes of the
+ * same elements from another thread are a data race the caller must avoid,
+ * as in PyTorch. manual_seed and print options are per runtime and atomic.
+ *
+ * Units: sizes and indices are element counts; strides and storage offsets
+ * are in elements; byte counts say "bytes".
+ */
+#ifndef TESSERA_TESSERA_H
+#define TESSERA_TESSERA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/device.h"
+#include "tessera/dtype.h"
+#include "tessera/ops.h"
+#include "tessera/plugin.h"
+#include "tessera/status.h"
+#include "tessera/version.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define TSR_API __declspec(dllimport)
+#else
+#define TSR_API __attribute__((visibility("default")))
+#endif
+
+typedef struct tsr_runtime tsr_runtime;
+typedef struct tsr_tensor tsr_tensor;
+
+/* ---- errors ---------------------------------------------------------------- */
+
+/* The calling thread's last error message ("" if none). Valid until the next
+ * failing call on this thread. */
+TSR_API const char* tsr_last_error_message(void);
+/* The status of the calling thread's last failed call (TSR_OK if none). */
+TSR_API tsr_status tsr_last_error_status(void);
+/* A short constant name for a status ("TSR_ERR_SHAPE"). */
+TSR_API const char* tsr_status_name(tsr_status status);
+/* The runtime's TSR_ABI_VERSION (the library's, not the header's). */
+TSR_API uint32_t tsr_abi_version(void);
+
+/* ---- the runtime --------------------------------------------------------- */
+
+typedef struct tsr_runtime_options {
+  size_t struct_size;      /* TSR_RUNTIME_OPTIONS_STRUCT_SIZE */
+  /* Config file path; NULL: $TESSERA_CONFIG, else the default config beside
+   * the library (build tree or install tree). Borrowed for the call. */
+  const char* config_path;
+  /* Config text (JSON) used instead of a file when not NULL; relative
+   * library paths then resolve against config_base_dir (or the current
+   * directory). Borrowed for the call. */
+  const char* config_json;
+  const char* config_base_dir;
+  /* 1: a plugin that fails to load makes tsr_runtime_create fail.
+   * 0 (default): it is recorded (see tsr_runtime_describe) and skipped. */
+  int32_t strict_plugins;
+  int32_t reserved;
+} tsr_runtime_options;
+
+#define TSR_RUNTIME_OPTIONS_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_runtime_options, reserved)
+
+/* Loads the config and its plugins. `options` may be NULL (defaults). A
+ * config that cannot be read or parsed fails with TSR_ERR_CONFIG, naming the
+ * file and the field as a JSON pointer. A plugin that fails to load does not
+ * fail the call unless strict_plugins is set. */
+TSR_API tsr_status tsr_runtime_create(const tsr_runtime_options* options, tsr_runtime** out);
+/* The explicit shutdown: frees the registry and unloads every plugin. NULL
+ * is a no-op. */
+TSR_API void tsr_runtime_destroy(tsr_runtime* rt);
+
+/* What loaded, from where, with which version; what failed and why; the
+ * devices and their properties. `json` != 0 gives a JSON document, else
+ * text. *out is owned by the caller: free it with tsr_string_free. */
+TSR_API tsr_status tsr_runtime_describe(tsr_runtime* rt, int32_t json, char** out);
+TSR_API void tsr_string_free(char* s);
+
+/* The config's default device, and whether it is available (1) or not (0). */
+TSR_API tsr_status tsr_runtime_default_device(tsr_runtime* rt, tsr_device* out, int32_t* available);
+/* Parses "cpu", "cpu:0", "cuda:1", an alias from the config, ... */
+TSR_API tsr_status tsr_device_parse(tsr_runtime* rt, const char* text, tsr_device* out);
+/* Writes "cpu" / "cuda:0" style text into buf (always NUL-terminated).
+ * Returns the length it needs, excluding the NUL. */
+TSR_API size_t tsr_device_format(tsr_runtime* rt, tsr_device device, char* buf, size_t buf_size);
+/* How many devices are enabled and available, and the i-th of them. */
+TSR_API int32_t tsr_runtime_device_count(tsr_runtime* rt);
+TSR_API tsr_status tsr_runtime_device_at(tsr_runtime* rt, int32_t i, tsr_device* out);
+/* 1 if some device has a kernel for (op, dtype). */
+TSR_API int32_t tsr_runtime_has_kernel(tsr_runtime* rt, tsr_device device, tsr_op op, tsr_dtype dtype);
+/* Waits for all queued work on a device. */
+TSR_API tsr_status tsr_synchronize(tsr_runtime* rt, tsr_device device);
+
+/* Seeds the runtime's counter-based generator (Philox-4x32-10): rand and
+ * randn then produce the same numbers on every device and thread count. */
+TSR_API void tsr_manual_seed(tsr_runtime* rt, uint64_t seed);
+/* Digits after the point when printing floating values (default 4). */
+TSR_API tsr_status tsr_set_print_precision(tsr_runtime* rt, int32_t precision);
+
+/* ---- creation ------------------------------------------------------------ */
+/* `shape` points at `ndim` sizes (ndim 0: a scalar; shape may then be NULL).
+ * Sizes must be >= 0 and their product must fit in int64 and in bytes. */
+
+TSR_API tsr_status tsr_empty(tsr_runtime* rt, int32_t ndim, const int64_t* shape, tsr_dtype dtype,
+                             tsr_device device, tsr_tensor** out);
+TSR_API tsr_status tsr_zeros(tsr_runtime* rt, int32_t ndim, const int64_t* shape, tsr_dtype dtype,
+                             tsr_device device, tsr_tensor** out);
+TSR_API tsr_status tsr_ones(tsr_runtime* rt, int32_t ndim, const int64_t* shape, tsr_dtype dtype,
+                            tsr_device device, tsr_tensor** out);
+/* dtype TSR_DTYPE_UNDEFINED: from the scalar (float -> float32, int -> int64, bool -> bool). */
+TSR_API tsr_status tsr_full(tsr_runtime* rt, int32_t ndim, const int64_t* shape, tsr_scalar value,
+                            tsr_dtype dtype, tsr_device device, tsr_tensor** out);
+/* Values start, start+step, ... below end (above, for a negative step).
+ * dtype TSR_DTYPE_UNDEFINED: int64 if all three are ints, else float32. */
+TSR_API tsr_status tsr_arange(tsr_runtime* rt, tsr_scalar start, tsr_scalar end, tsr_scalar step,
+                              tsr_dtype dtype, tsr_device device, tsr_tensor** out);
+/* `steps` evenly spaced values from start to end inclusive (float32 if UNDEFINED). */
+TSR_API tsr_status tsr_linspace(tsr_runtime* rt, double start, double end, int64_t steps,
+                                tsr_dtype dtype, tsr_device device, tsr_tensor** out);
+/* Uniform on [0, 1) and standard normal; floating dtypes (float32 if UNDEFINED). */
+TSR_API tsr_status tsr_rand(tsr_runtime* rt, int32_t ndim, const int64_t* shape, tsr_dtype dtype,
+                            tsr_device device, tsr_tensor** out);
+TSR_API tsr_status tsr_randn(tsr_runtime* rt, int32_t ndim, const int64_t* shape, tsr_dtype dtype,
+                             tsr_device device, tsr_tensor** out);
+/* Copies numel * element size bytes of row-major host data into a new
+ * tensor on `device`. `data` is borrowed for the call. */
+TSR_API tsr_status tsr_from_host(tsr_runtime* rt, const void* data, int32_t ndim, const int64_t* shape,
+                                 tsr_dtype dtype, tsr_device device, tsr_tensor** out);
+
+/* Called exactly once, when the last view of an external storage goes (or
+ * when tsr_from_external fails after taking ownership, see below). */
+typedef void (*tsr_deleter_fn)(void* deleter_ctx, void* data);
+
+/* Wraps memory the caller owns, without a copy. `data` is the base address
+ * on `device`, aligned to the dtype's size; `strides` (NULL: row-major) and
+ * `offset` are in elements and must be >= 0. From the call on, the deleter
+ * (may be NULL) owns `data`: it runs exactly once, also when this call
+ * fails. */
+TSR_API tsr_status tsr_from_external(tsr_runtime* rt, void* data, int32_t ndim, const int64_t* shape,
+                                     const int64_t* strides, int64_t offset, tsr_dtype dtype,
+                                     tsr_device device, tsr_deleter_fn deleter, void* deleter_ctx,
+                                     tsr_tensor** out);
+
+/* ---- handles and metadata ------------------------------------------------ */
+
+TSR_API void tsr_tensor_retain(tsr_tensor* t);
+TSR_API void tsr_tensor_release(tsr_tensor* t); /* NULL is a no-op */
+
+/* Getters never fail on a valid handle. Pointers returned are owned by the
+ * handle and valid while it lives. */
+TSR_API tsr_runtime* tsr_tensor_runtime(const tsr_tensor* t);
+TSR_API int32_t tsr_tensor_ndim(const tsr_tensor* t);
+TSR_API const int64_t* tsr_tensor_shape(const tsr_tensor* t);
+TSR_API const int64_t* tsr_tensor_strides(const tsr_tensor* t); /* in elements */
+TSR_API int64_t tsr_tensor_storage_offset(const tsr_tensor* t); /* in elements */
+TSR_API tsr_dtype tsr_tensor_dtype(const tsr_tensor* t);
+TSR_API tsr_device tsr_tensor_device(const tsr_tensor* t);
+TSR_API int64_t tsr_tensor_numel(const tsr_tensor* t);
+TSR_API size_t tsr_tensor_element_size(const tsr_tensor* t); /* bytes */
+TSR_API int32_t tsr_tensor_is_contiguous(const tsr_tensor* t);
+/* The storage's base address on its device (PyTorch's
+ * untyped_storage().data_ptr()); equal for two views of one storage. */
+TSR_API void* tsr_tensor_storage_data(const tsr_tensor* t);
+TSR_API size_t tsr_tensor_storage_nbytes(const tsr_tensor* t);
+/* Fills a descriptor (struct_size set by the caller) for DLPack-style export. */
+TSR_API tsr_status tsr_tensor_describe(const tsr_tensor* t, tsr_tensor_desc* out);
+
+/* ---- views (no data moves) ------------------------------------------------ */
+
+/* Sentinels for tsr_slice: an absent start or stop, as in x[::2]. */
+#define TSR_SLICE_NONE INT64_MIN
+
+TSR_API tsr_status tsr_view(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_tensor** out);
+/* A view when one exists, else a copy. One size may be -1 (also for view). */
+TSR_API tsr_status tsr_reshape(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_tensor** out);
+TSR_API tsr_status tsr_transpose(tsr_tensor* t, int32_t dim0, int32_t dim1, tsr_tensor** out);
+/* x.T: reverses all dims (PyTorch 1.13's Tensor.T). */
+TSR_API tsr_status tsr_t(tsr_tensor* t, tsr_tensor** out);
+TSR_API tsr_status tsr_permute(tsr_tensor* t, int32_t ndim, const int32_t* dims, tsr_tensor** out);
+/* x[start:stop:step] on `dim`; negative start/stop count from the end; step > 0. */
+TSR_API tsr_status tsr_slice(tsr_tensor* t, int32_t dim, int64_t start, int64_t stop, int64_t step,
+                             tsr_tensor** out);
+/* x[..., index, ...]: removes `dim`; a negative index counts from the end. */
+TSR_API tsr_status tsr_select(tsr_tensor* t, int32_t dim, int64_t index, tsr_tensor** out);
+TSR_API tsr_status tsr_unsqueeze(tsr_tensor* t, int32_t dim, tsr_tensor** out);
+/* Removes `dim` if its size is 1 (else returns the same view). */
+TSR_API tsr_status tsr_squeeze(tsr_tensor* t, int32_t dim, tsr_tensor** out);
+/* Removes every dim of size 1. */
+TSR_API tsr_status tsr_squeeze_all(tsr_tensor* t, tsr_tensor** out);
+/* Size -1 keeps a dim; new leading dims are allowed; stride 0 on expanded dims. */
+TSR_API tsr_status tsr_expand(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_tensor** out);
+TSR_API tsr_status tsr_flatten(tsr_tensor* t, int32_t start_dim, int32_t end_dim, tsr_tensor** out);
+/* A view with any shape, strides (>= 0, elements) and offset that stays inside the storage. */
+TSR_API tsr_status tsr_as_strided(tsr_tensor* t, int32_t ndim, const int64_t* shape,
+                                  const int64_t* strides, int64_t offset, tsr_tensor** out);
+
+/* ---- copies ----------------------------------------------------------------- */
+
+/* `t` itself (a new reference) when contiguous, else a row-major copy. */
+TSR_API tsr_status tsr_contiguous(tsr_tensor* t, tsr_tensor** out);
+/* A copy; keeps the strides of a dense (non-overlapping, gap-free) tensor. */
+TSR_API tsr_status tsr_clone(tsr_tensor* t, tsr_tensor** out);
+/* `t` itself when dtype and device already match, else a copy. */
+TSR_API tsr_status tsr_to(tsr_tensor* t, tsr_dtype dtype, tsr_device device, tsr_tensor** out);
+TSR_API tsr_status tsr_to_dtype(tsr_tensor* t, tsr_dtype dtype, tsr_tensor** out);
+TSR_API tsr_status tsr_to_device(tsr_tensor* t, tsr_device device, tsr_tensor** out);
+
+/* ---- ops ------------------------------------------------------------------ */
+
+/* Binary ops (ADD .. GE) with broadcasting and PyTorch's type promotion. */
+TSR_API tsr_status tsr_binary(tsr_op op, tsr_tensor* a, tsr_tensor* b, tsr_tensor** out);
+/* A binary op with a Python-style scalar on the right (reversed = 0) or the
+ * left (reversed = 1); the scalar promotes as a Python number does. */
+TSR_API tsr_status tsr_binary_scalar(tsr_op op, tsr_tensor* a, tsr_scalar b, int32_t reversed,
+                                     tsr_tensor** out);
+/* In-place: a = a (op) b; the result must be castable to a's dtype and b must
+ * broadcast to a's shape. Writes through views reach their base. */
+TSR_API tsr_status tsr_binary_(tsr_op op, tsr_tensor* a, tsr_tensor* b);
+TSR_API tsr_status tsr_binary_scalar_(tsr_op op, tsr_tensor* a, tsr_scalar b);
+/* Unary ops (NEG .. TANH). Integer inputs to exp/log/sqrt/sigmoid/tanh give float32. */
+TSR_API tsr_status tsr_unary(tsr_op op, tsr_tensor* a, tsr_tensor** out);
+TSR_API tsr_status tsr_unary_(tsr_op op, tsr_tensor* a);
+TSR_API tsr_status tsr_where(tsr_tensor* cond, tsr_tensor* a, tsr_tensor* b, tsr_tensor** out);
+/* Reductions SUM, MEAN, MAX, MIN, ARGMAX over `dims` (num_dims 0 or dims
+ * NULL: all dims). ARGMAX accepts at most one dim. */
+TSR_API tsr_status tsr_reduce(tsr_op op, tsr_tensor* t, int32_t num_dims, const int32_t* dims,
+                              int32_t keepdim, tsr_tensor** out);
+/* PyTorch's matmul: 1-D and N-D operands, batch dims broadcast. */
+TSR_API tsr_status tsr_matmul(tsr_tensor* a, tsr_tensor* b, tsr_tensor** out);
+/* dst[...] = src, broadcasting src to dst's shape, casting, across devices. */
+TSR_API tsr_status tsr_copy_(tsr_tensor* dst, tsr_tensor* src);
+TSR_API tsr_status tsr_fill_(tsr_tensor* t, tsr_scalar value);
+
+/* The result shape of broadcasting shapes a and b (NumPy's rule). out_shape
+ * has room for TSR_MAX_DIMS sizes. */
+TSR_API tsr_status tsr_broadcast_shapes(int32_t ndim_a, const int64_t* shape_a, int32_t ndim_b,
+                                        const int64_t* shape_b, int32_t* out_ndim, int64_t* out_shape);
+/* The dtype PyTorch's promotion gives two tensors of these dtypes. */
+TSR_API tsr_dtype tsr_promote_types(tsr_dtype a, tsr_dtype b);
+
+/* ---- reading ------------------------------------------------------------- */
+
+/* Copies the elements, in row-major order, to host memory: `nbytes` must be
+ * at least numel * element size. */
+TSR_API tsr_status tsr_read(tsr_tensor* t, void* dst, size_t nbytes);
+/* The value of a one-element tensor, exact: FLOAT for floating dtypes, INT
+ * for integral, BOOL for bool. */
+TSR_API tsr_status tsr_item(tsr_tensor* t, tsr_scalar* out);
+/* PyTorch's repr: "tensor([1., 2.])". Free *out with tsr_string_free. */
+TSR_API tsr_status tsr_format(tsr_tensor* t, char** out);
+/* The layout picture: the storage strip, the cells the view reads and the
+ * order it reads them. Free *out with tsr_string_free. */
+TSR_API tsr_status tsr_format_layout(tsr_tensor* t, char** out);
+
+/* Limits of a floating dtype (PyTorch's finfo). */
+typedef struct tsr_finfo {
+  size_t struct_size; /* set by the caller */
+  int32_t bits;
+  int32_t reserved;
+  double eps, max, min, tiny;
+} tsr_finfo;
+#define TSR_FINFO_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_finfo, tiny)
+TSR_API tsr_status tsr_get_finfo(tsr_dtype dtype, tsr_finfo* out);
+
+/* PyTorch's torch.testing.assert_close: same shape, dtype and device, and
+ * |a - b| <= atol + rtol * |b| everywhere (NaN equal to NaN when equal_nan).
+ * rtol/atol < 0: the defaults for the dtype. On a mismatch returns
+ * TSR_ERR_INVALID_ARGUMENT and the message names the worst element. */
+TSR_API tsr_status tsr_assert_close(tsr_tensor* actual, tsr_tensor* expected, double rtol, double atol,
+                                    int32_t equal_nan);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TESSERA_TESSERA_H */

@@ -1,0 +1,38 @@
+/* tessera/version.h — the ABI version and the rules for changing it.
+ *
+ * The ABI version is a (major, minor) pair, packed as TSR_ABI_VERSION.
+ *
+ * Rules (see also the note "Extensible structs" in tessera/status.h):
+ *  - MINOR bump: something was *appended*: a field at the end of a struct
+ *    that starts with `size_t struct_size`, a new optional slot at the end of
+ *    an interface table, a new enum value (op, dtype, status) at the end of
+ *    its list, a new function in the public API. Old plugins keep working on a
+ *    newer runtime and new plugins on an older runtime, because each side
+ *    reads at most min(its own sizeof, the other's struct_size) bytes and
+ *    treats anything past that as absent (NULL / zero).
+ *  - MAJOR bump: anything else — a field removed, reordered, resized or whose
+ *    meaning changed, a frozen value type (tsr_device, tsr_scalar,
+ *    tsr_kernel_entry) changed, a required slot added. The runtime refuses a
+ *    plugin of another major version before calling anything else, with a
+ *    message that names both versions.
+ *  - Negotiation: the runtime passes its version in tsr_plugin_init_args; the
+ *    plugin answers with the version it was built against in
+ *    tsr_plugin_api.abi_version. Both then use only what the smaller minor
+ *    version defines.
+ */
+#ifndef TESSERA_VERSION_H
+#define TESSERA_VERSION_H
+
+#include <stdint.h>
+
+#define TSR_ABI_VERSION_MAJOR 1
+#define TSR_ABI_VERSION_MINOR 0
+
+/* Packs (major, minor) into one uint32_t: major in the high 16 bits. */
+#define TSR_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))
+#define TSR_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
+#define TSR_VERSION_MINOR(v) ((uint32_t)(v) & 0xFFFFu)
+
+#define TSR_ABI_VERSION TSR_MAKE_VERSION(TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR)
+
+#endif /* TESSERA_VERSION_H */

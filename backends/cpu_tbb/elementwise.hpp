@@ -1,0 +1,222 @@
+// The one strided N-d elementwise driver every pointwise kernel goes through.
+//
+// A plan describes the iteration space of one output plus inputs of the same
+// shape: size-1 dims are dropped, dims are ordered innermost first (by the
+// operands' strides, output first, as PyTorch's TensorIterator does), and
+// adjacent dims that walk memory as one dim for every operand are merged. The
+// space is then a flat range [0, numel) that tbb::parallel_for splits for large
+// tensors; each piece walks runs of the innermost dim. A run whose output is
+// unit-stride and whose inputs are unit-stride or broadcast (stride 0) takes a
+// plain loop over raw pointers that the compiler vectorises; other runs take
+// a strided loop.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <tuple>
+#include <utility>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+
+#include "context.hpp"
+#include "tessera/tensor_desc.h"
+
+namespace tessera::cpu_tbb {
+
+// Below this many elements a pointwise op runs on the calling thread.
+inline constexpr int64_t kParallelThreshold = 32768;
+// The smallest piece a parallel pointwise op is cut into.
+inline constexpr int64_t kParallelGrain = 16384;
+
+template <size_t N> struct Plan {
+  int ndim = 1;
+  int64_t numel = 0;
+  int64_t shape[TSR_MAX_DIMS] = {1};  // innermost first
+  int64_t stride[TSR_MAX_DIMS][N] = {};
+  char* base[N] = {};
+  int64_t elsize[N] = {};
+};
+
+inline int64_t numel_of(const tsr_tensor_desc& d) {
+  int64_t n = 1;
+  for (int i = 0; i < d.ndim; ++i) n *= d.shape[i];
+  return n;
+}
+
+// Operand 0 gives the shape. `reorder` = false keeps the row-major order, so
+// the flat position of an element is its row-major index (generators need it).
+template <size_t N> Plan<N> make_plan(const std::array<const tsr_tensor_desc*, N>& ops, bool reorder) {
+  Plan<N> p;
+  const tsr_tensor_desc& out = *ops[0];
+  p.numel = numel_of(out);
+  for (size_t k = 0; k < N; ++k) {
+    p.elsize[k] = static_cast<int64_t>(tsr_dtype_size(ops[k]->dtype));
+    p.base[k] = static_cast<char*>(ops[k]->data) + ops[k]->offset * p.elsize[k];
+  }
+  int n = 0;
+  for (int d = out.ndim - 1; d >= 0; --d) {
+    if (out.shape[d] == 1) continue;
+    p.shape[n] = out.shape[d];
+    for (size_t k = 0; k < N; ++k) p.stride[n][k] = ops[k]->strides[d];
+    ++n;
+  }
+  if (reorder) {  // insertion sort: dim a goes inside dim b when the first operand with both strides non-zero says so
+    auto inner_first = [&](int a, int b) {
+      for (size_t k = 0; k < N; ++k) {
+        int64_t sa = p.stride[a][k], sb = p.stride[b][k];
+        if (sa == 0 || sb == 0 || sa == sb) continue;
+        return sa < sb;
+      }
+      return false;
+    };
+    for (int i = 1; i < n; ++i) {
+      for (int j = i; j > 0 && inner_first(j, j - 1); --j) {
+        std::swap(p.shape[j], p.shape[j - 1]);
+        for (size_t k = 0; k < N; ++k) std::swap(p.stride[j][k], p.stride[j - 1][k]);
+      }
+    }
+  }
+  if (n == 0) {  // 0-d or all size-1 dims: one element
+    p.shape[0] = 1;
+    for (size_t k = 0; k < N; ++k) p.stride[0][k] = 0;
+    p.ndim = 1;
+    return p;
+  }
+  int m = 0;  // coalesce dim i into dim m when every operand steps over m exactly into i
+  for (int i = 1; i < n; ++i) {
+    bool mergeable = true;
+    for (size_t k = 0; k < N; ++k) mergeable = mergeable && p.stride[i][k] == p.stride[m][k] * p.shape[m];
+    if (mergeable) {
+      p.shape[m] *= p.shape[i];
+    } else {
+      ++m;
+      p.shape[m] = p.shape[i];
+      for (size_t k = 0; k < N; ++k) p.stride[m][k] = p.stride[i][k];
+    }
+  }
+  p.ndim = m + 1;
+  return p;
+}
+
+// Walks flat positions [begin, end) of the plan as runs of the innermost dim:
+// inner(n, ptrs, position) with ptrs[k] the address of operand k at the run's
+// first element and `position` its flat position.
+template <size_t N, class Inner> void run_range(const Plan<N>& p, int64_t begin, int64_t end, Inner&& inner) {
+  int64_t idx[TSR_MAX_DIMS];
+  int64_t off[N] = {};
+  int64_t rest = begin;
+  for (int d = 0; d < p.ndim; ++d) {
+    idx[d] = rest % p.shape[d];
+    rest /= p.shape[d];
+    for (size_t k = 0; k < N; ++k) off[k] += idx[d] * p.stride[d][k];
+  }
+  int64_t pos = begin;
+  while (pos < end) {
+    const int64_t n = std::min(p.shape[0] - idx[0], end - pos);
+    char* ptrs[N];
+    for (size_t k = 0; k < N; ++k) ptrs[k] = p.base[k] + off[k] * p.elsize[k];
+    inner(n, ptrs, pos);
+    pos += n;
+    if (pos >= end) break;
+    idx[0] += n;
+    for (size_t k = 0; k < N; ++k) off[k] += n * p.stride[0][k];
+    for (int d = 0; idx[d] == p.shape[d] && d + 1 < p.ndim; ++d) {
+      for (size_t k = 0; k < N; ++k) off[k] += p.stride[d + 1][k] - p.shape[d] * p.stride[d][k];
+      idx[d] = 0;
+      ++idx[d + 1];
+    }
+  }
+}
+
+// Runs the whole plan, in parallel with fixed-size pieces when it is large.
+template <size_t N, class Inner> void execute(Context& ctx, const Plan<N>& p, Inner&& inner) {
+  if (p.numel <= 0) return;
+  if (p.numel < kParallelThreshold || ctx.threads <= 1) {
+    run_range(p, 0, p.numel, inner);
+    return;
+  }
+  ctx.parallel([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<int64_t>(0, p.numel, kParallelGrain),
+        [&](const tbb::blocked_range<int64_t>& r) { run_range(p, r.begin(), r.end(), inner); },
+        tbb::static_partitioner());
+  });
+}
+
+namespace detail {
+
+// An input of a unit-stride run: either a pointer (stride 1) or a value
+// loaded once (stride 0), so the loop body is the same for both.
+template <class T, bool Broadcast> struct Source;
+template <class T> struct Source<T, false> {
+  const T* p;
+  T operator[](int64_t i) const { return p[i]; }
+};
+template <class T> struct Source<T, true> {
+  T v;
+  explicit Source(const T* p) : v(*p) {}
+  T operator[](int64_t) const { return v; }
+};
+
+template <unsigned Mask, class Out, class... In, size_t... I, class F>
+void unit_loop(std::index_sequence<I...>, int64_t n, char* const* ptrs, F& f) {
+  Out* o = reinterpret_cast<Out*>(ptrs[0]);
+  std::tuple<Source<In, ((Mask >> I) & 1u) != 0>...> src{
+      Source<In, ((Mask >> I) & 1u) != 0>{reinterpret_cast<const In*>(ptrs[1 + I])}...};
+  for (int64_t i = 0; i < n; ++i) o[i] = f(std::get<I>(src)[i]...);
+}
+
+template <class Out, class... In, size_t... I, unsigned... M, class F>
+void dispatch_unit(unsigned mask, std::index_sequence<I...> seq, std::integer_sequence<unsigned, M...>, int64_t n,
+                   char* const* ptrs, F& f) {
+  (void)((mask == M ? (unit_loop<M, Out, In...>(seq, n, ptrs, f), true) : false) || ...);
+}
+
+template <class Out, class... In, size_t... I, class F>
+void inner_loop(std::index_sequence<I...> seq, int64_t n, char* const* ptrs, const int64_t* s, F& f) {
+  if (s[0] == 1 && ((s[1 + I] == 0 || s[1 + I] == 1) && ...)) {
+    const unsigned mask = (0u | ... | (static_cast<unsigned>(s[1 + I] == 0) << I));
+    dispatch_unit<Out, In...>(mask, seq, std::make_integer_sequence<unsigned, (1u << sizeof...(In))>{}, n, ptrs, f);
+    return;
+  }
+  Out* o = reinterpret_cast<Out*>(ptrs[0]);
+  const int64_t so = s[0];
+  std::tuple<const In*...> in{reinterpret_cast<const In*>(ptrs[1 + I])...};
+  for (int64_t i = 0; i < n; ++i) o[i * so] = f(std::get<I>(in)[i * s[1 + I]]...);
+}
+
+}  // namespace detail
+
+// out[...] = f(ins[0][...], ...) over one shape; Out and In are storage types
+// (dtypes.hpp) matching the descriptors' dtypes.
+template <class Out, class... In, class F>
+void pointwise(Context& ctx, const tsr_tensor_desc& out, const std::array<const tsr_tensor_desc*, sizeof...(In)>& ins,
+               F f) {
+  std::array<const tsr_tensor_desc*, 1 + sizeof...(In)> ops{};
+  ops[0] = &out;
+  for (size_t k = 0; k < sizeof...(In); ++k) ops[k + 1] = ins[k];
+  const auto plan = make_plan(ops, true);
+  const int64_t* s = plan.stride[0];
+  execute(ctx, plan, [&](int64_t n, char* const* ptrs, int64_t) {
+    detail::inner_loop<Out, In...>(std::index_sequence_for<In...>{}, n, ptrs, s, f);
+  });
+}
+
+// out[i] = g(i) where i is the element's row-major index.
+template <class Out, class G> void generate(Context& ctx, const tsr_tensor_desc& out, G g) {
+  const auto plan = make_plan(std::array<const tsr_tensor_desc*, 1>{&out}, false);
+  const int64_t s = plan.stride[0][0];
+  execute(ctx, plan, [&](int64_t n, char* const* ptrs, int64_t pos) {
+    Out* o = reinterpret_cast<Out*>(ptrs[0]);
+    if (s == 1) {
+      for (int64_t i = 0; i < n; ++i) o[i] = g(pos + i);
+    } else {
+      for (int64_t i = 0; i < n; ++i) o[i * s] = g(pos + i);
+    }
+  });
+}
+
+}  // namespace tessera::cpu_tbb

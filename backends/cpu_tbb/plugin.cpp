@@ -1,0 +1,273 @@
+// The plugin's entry point, its options, and the CPU's memory interface.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "kernels.hpp"
+#include "tessera/plugin.h"
+
+namespace tessera::cpu_tbb {
+
+namespace {
+
+constexpr const char* kPluginVersion = "0.1.0";
+
+// ---- options ------------------------------------------------------------------
+// The options are a small JSON object; only "threads" is read. A tiny scanner
+// keeps the plugin free of a JSON library: it walks the top-level members and
+// skips the values it does not need.
+class OptionsScanner {
+ public:
+  explicit OptionsScanner(const char* text) : s_(text != nullptr ? text : "{}") {}
+
+  // Threads from {"threads": N}; 0 when absent (all cores).
+  int threads() {
+    int threads = 0;
+    skip_space();
+    expect('{');
+    skip_space();
+    if (peek() == '}') return threads;
+    for (;;) {
+      skip_space();
+      const std::string key = string_token();
+      skip_space();
+      expect(':');
+      skip_space();
+      const size_t value_begin = i_;
+      skip_value();
+      if (key == "threads") threads = parse_threads(std::string(s_ + value_begin, s_ + i_));
+      skip_space();
+      if (peek() == ',') {
+        ++i_;
+        continue;
+      }
+      expect('}');
+      return threads;
+    }
+  }
+
+ private:
+  [[noreturn]] void malformed(const std::string& why) const {
+    fail(TSR_ERR_CONFIG, "cpu_tbb: malformed options JSON at offset " + std::to_string(i_) + ": " + why);
+  }
+  char peek() const { return s_[i_]; }
+  void skip_space() {
+    while (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r') ++i_;
+  }
+  void expect(char c) {
+    if (peek() != c) malformed(std::string("expected '") + c + "'");
+    ++i_;
+  }
+  std::string string_token() {
+    expect('"');
+    std::string out;
+    while (peek() != '"') {
+      if (peek() == '\0') malformed("unterminated string");
+      if (peek() == '\\') {
+        ++i_;
+        if (peek() == '\0') malformed("unterminated string");
+      }
+      out += s_[i_++];
+    }
+    ++i_;
+    return out;
+  }
+  void skip_value() {
+    if (peek() == '"') {
+      string_token();
+      return;
+    }
+    if (peek() == '{' || peek() == '[') {
+      int depth = 0;
+      do {
+        if (peek() == '\0') malformed("unterminated object or array");
+        if (peek() == '"') {
+          string_token();
+          continue;
+        }
+        if (peek() == '{' || peek() == '[') ++depth;
+        if (peek() == '}' || peek() == ']') --depth;
+        ++i_;
+      } while (depth > 0);
+      return;
+    }
+    const size_t begin = i_;
+    while (peek() != '\0' && peek() != ',' && peek() != '}' && peek() != ']' && peek() != ' ' && peek() != '\t' &&
+           peek() != '\n' && peek() != '\r')
+      ++i_;
+    if (i_ == begin) malformed("expected a value");
+  }
+  static int parse_threads(const std::string& v) {
+    bool digits = !v.empty() && v.size() <= 6;
+    for (char c : v) digits = digits && c >= '0' && c <= '9';
+    if (!digits || std::stoi(v) > 65536)
+      fail(TSR_ERR_CONFIG, "cpu_tbb: option \"threads\" must be a whole number from 0 (all cores) to 65536, got " + v);
+    return std::stoi(v);
+  }
+
+  const char* s_;
+  size_t i_ = 0;
+};
+
+// ---- device interface -----------------------------------------------------------
+Context& ctx_of(void* ctx) { return *static_cast<Context*>(ctx); }
+
+void check_device(int32_t device) {
+  if (device != 0) fail(TSR_ERR_INDEX, "cpu_tbb: no cpu device " + std::to_string(device) + " (there is one: 0)");
+}
+
+int32_t device_count(void*) { return 1; }
+
+uint64_t pages_to_bytes(long pages) {
+  const long page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+tsr_status get_properties(void* ctx, int32_t device, tsr_device_properties* props) {
+  Context& c = ctx_of(ctx);
+  return guarded(c.host, [&] {
+    check_device(device);
+    if (props == nullptr || props->struct_size < sizeof(size_t))
+      fail(TSR_ERR_INVALID_ARGUMENT, "cpu_tbb: get_properties needs a properties struct");
+    tsr_device_properties p{};
+    p.struct_size = props->struct_size;
+    std::snprintf(p.name, sizeof p.name, "%s", c.device_name.c_str());
+    p.total_memory = pages_to_bytes(sysconf(_SC_PHYS_PAGES));
+    p.free_memory = pages_to_bytes(sysconf(_SC_AVPHYS_PAGES));
+    p.host_accessible = 1;
+    p.compute_units = c.threads;
+    std::memcpy(props, &p, std::min(props->struct_size, sizeof p));
+  });
+}
+
+// Blocks this large get 2 MiB alignment and a transparent-huge-page hint,
+// which cuts TLB misses when streaming through them.
+constexpr size_t kHugeThreshold = size_t{4} << 20;
+constexpr size_t kHugePage = size_t{2} << 20;
+
+tsr_status allocate(void* ctx, int32_t device, size_t nbytes, void** out) {
+  return guarded(ctx_of(ctx).host, [&] {
+    check_device(device);
+    if (out == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "cpu_tbb: allocate: NULL out");
+    // Larger than any x86-64 address space: refuse before asking the allocator.
+    if (nbytes > (size_t{1} << 48)) fail(TSR_ERR_OUT_OF_MEMORY, "cpu_tbb: cannot allocate " + std::to_string(nbytes) + " bytes");
+    const bool huge = nbytes >= kHugeThreshold;
+    const size_t alignment = huge ? kHugePage : 64;
+    const size_t size = (std::max<size_t>(nbytes, 1) + alignment - 1) / alignment * alignment;
+    void* p = std::aligned_alloc(alignment, size);
+    if (p == nullptr) fail(TSR_ERR_OUT_OF_MEMORY, "cpu_tbb: out of memory allocating " + std::to_string(nbytes) + " bytes");
+    if (huge) (void)madvise(p, size, MADV_HUGEPAGE);  // a hint: failure is harmless
+    *out = p;
+  });
+}
+
+void deallocate(void*, int32_t, void* ptr, size_t) { std::free(ptr); }
+
+// memcpy, cut into fixed pieces copied in parallel for large blocks.
+void copy_bytes(Context& c, void* dst, const void* src, size_t nbytes) {
+  constexpr size_t kPiece = size_t{1} << 20;
+  if (nbytes < 4 * kPiece || c.threads <= 1) {
+    if (nbytes > 0) std::memcpy(dst, src, nbytes);
+    return;
+  }
+  const size_t pieces = (nbytes + kPiece - 1) / kPiece;
+  c.parallel([&] {
+    tbb::parallel_for(size_t{0}, pieces, [&](size_t i) {
+      const size_t begin = i * kPiece;
+      std::memcpy(static_cast<char*>(dst) + begin, static_cast<const char*>(src) + begin, std::min(kPiece, nbytes - begin));
+    });
+  });
+}
+
+tsr_status copy_h2d(void* ctx, int32_t device, void* dst, const void* src, size_t nbytes, tsr_stream) {
+  Context& c = ctx_of(ctx);
+  return guarded(c.host, [&] {
+    check_device(device);
+    copy_bytes(c, dst, src, nbytes);
+  });
+}
+
+tsr_status copy_d2d(void* ctx, int32_t dst_device, void* dst, int32_t src_device, const void* src, size_t nbytes, tsr_stream) {
+  Context& c = ctx_of(ctx);
+  return guarded(c.host, [&] {
+    check_device(dst_device);
+    check_device(src_device);
+    copy_bytes(c, dst, src, nbytes);
+  });
+}
+
+tsr_status synchronize(void* ctx, int32_t device) {
+  return guarded(ctx_of(ctx).host, [&] { check_device(device); });  // kernels finish before they return
+}
+
+const tsr_device_iface kDeviceIface = {
+    TSR_DEVICE_IFACE_STRUCT_SIZE,
+    device_count,
+    nullptr,  // unavailable_reason: never unavailable
+    get_properties,
+    allocate,
+    deallocate,
+    copy_h2d,
+    copy_h2d,  // device -> host is the same memcpy
+    copy_d2d,
+    synchronize,
+    nullptr,  // no streams
+    nullptr,
+    nullptr,
+    nullptr,  // empty_cache: nothing is cached
+};
+
+void destroy(void* ctx) { delete static_cast<Context*>(ctx); }
+
+std::unique_ptr<Context> make_context(const tsr_plugin_init_args& args) {
+  auto c = std::make_unique<Context>();
+  c->host = args.host;
+  const int requested = OptionsScanner(args.options_json).threads();
+  if (requested > 0) c->arena.initialize(requested);
+  else c->arena.initialize();
+  c->threads = c->arena.max_concurrency();
+  c->device_name = "CPU (oneTBB, " + std::to_string(c->threads) + (c->threads == 1 ? " thread)" : " threads)");
+  tsr_plugin_api& api = c->api;
+  api.struct_size = TSR_PLUGIN_API_STRUCT_SIZE;
+  api.abi_version = TSR_ABI_VERSION;
+  api.device_type = TSR_DEVICE_CPU;
+  api.device_type_name = "cpu";
+  api.plugin_name = "cpu_tbb";
+  api.plugin_version = kPluginVersion;
+  api.ctx = c.get();
+  api.device = &kDeviceIface;
+  api.kernels = &kernel_table();
+  api.destroy = destroy;
+  return c;
+}
+
+}  // namespace
+
+}  // namespace tessera::cpu_tbb
+
+extern "C" TSR_PLUGIN_EXPORT tsr_status tsr_plugin_init(const tsr_plugin_init_args* args, const tsr_plugin_api** out) {
+  using namespace tessera::cpu_tbb;
+  const tsr_host_api* host = (args != nullptr && args->struct_size >= TSR_STRUCT_SIZE(tsr_plugin_init_args, host)) ? args->host : nullptr;
+  return guarded(host, [&] {
+    if (args == nullptr || out == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "cpu_tbb: tsr_plugin_init needs args and out");
+    if (args->struct_size < TSR_STRUCT_SIZE(tsr_plugin_init_args, options_json))
+      fail(TSR_ERR_INVALID_ARGUMENT, "cpu_tbb: tsr_plugin_init_args too small");
+    if (TSR_VERSION_MAJOR(args->abi_version) != TSR_ABI_VERSION_MAJOR) {
+      fail(TSR_ERR_VERSION, "cpu_tbb: runtime ABI version " + std::to_string(TSR_VERSION_MAJOR(args->abi_version)) + "." +
+                                std::to_string(TSR_VERSION_MINOR(args->abi_version)) + " is not compatible with the plugin's " +
+                                std::to_string(TSR_ABI_VERSION_MAJOR) + "." + std::to_string(TSR_ABI_VERSION_MINOR));
+    }
+    std::unique_ptr<Context> c = make_context(*args);
+    *out = &c->api;
+    (void)c.release();  // owned by the runtime's handle until destroy
+  });
+}

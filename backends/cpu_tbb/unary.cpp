@@ -1,0 +1,87 @@
+// FILL, the unary pointwise ops NEG..TANH, and WHERE.
+#include <cmath>
+#include <type_traits>
+
+#include "elementwise.hpp"
+#include "kernels.hpp"
+
+namespace tessera::cpu_tbb {
+
+namespace {
+
+template <int Op, class C> C apply(C a) {
+  constexpr bool is_int = std::is_integral_v<C>;
+  if constexpr (Op == TSR_OP_NEG) {
+    if constexpr (is_int) return wrap_neg(a);
+    else return -a;
+  } else if constexpr (Op == TSR_OP_ABS) {
+    if constexpr (std::is_unsigned_v<C>) return a;
+    else if constexpr (is_int) return a < 0 ? wrap_neg(a) : a;  // abs(INT_MIN) wraps to INT_MIN
+    else return std::abs(a);
+  } else if constexpr (Op == TSR_OP_RELU) {
+    return a < C(0) ? C(0) : a;  // NaN and -0.0 pass through, as PyTorch
+  } else if constexpr (Op == TSR_OP_EXP) {
+    return std::exp(a);
+  } else if constexpr (Op == TSR_OP_LOG) {
+    return std::log(a);
+  } else if constexpr (Op == TSR_OP_SQRT) {
+    return std::sqrt(a);
+  } else if constexpr (Op == TSR_OP_SIGMOID) {
+    // exp of a non-positive argument only: no overflow for large |a|.
+    if (a >= C(0)) return C(1) / (C(1) + std::exp(-a));
+    const C e = std::exp(a);
+    return e / (C(1) + e);
+  } else {
+    static_assert(Op == TSR_OP_TANH);
+    return std::tanh(a);
+  }
+}
+
+template <int Op, int D> struct UnaryKernel {
+  static void run(Context& ctx, const tsr_kernel_args& a) {
+    check_args(a, D, 1, 0, 0);
+    const tsr_tensor_desc& out = *a.output;
+    const tsr_tensor_desc& x = *a.inputs[0];
+    using S = storage_t<D>;
+    check_dtype(a, D, x, D, "input 0");
+    check_dtype(a, D, out, D, "output");
+    check_same_shape(a, D, x, "input 0");
+    pointwise<S, S>(ctx, out, {&x}, [](S u) { return store<S>(apply<Op>(load(u))); });
+  }
+};
+
+template <int Op, int D> struct FillKernel {
+  static void run(Context& ctx, const tsr_kernel_args& a) {
+    check_args(a, D, 0, 1, 0);
+    check_dtype(a, D, *a.output, D, "output");
+    using S = storage_t<D>;
+    const S value = scalar_to<S>(a.scalars[0]);
+    pointwise<S>(ctx, *a.output, {}, [value] { return value; });
+  }
+};
+
+template <int Op, int D> struct WhereKernel {
+  static void run(Context& ctx, const tsr_kernel_args& a) {
+    check_args(a, D, 3, 0, 0);
+    const tsr_tensor_desc& out = *a.output;
+    using S = storage_t<D>;
+    check_dtype(a, D, *a.inputs[0], TSR_BOOL, "condition");
+    check_dtype(a, D, *a.inputs[1], D, "input 1");
+    check_dtype(a, D, *a.inputs[2], D, "input 2");
+    check_dtype(a, D, out, D, "output");
+    for (int i = 0; i < 3; ++i) check_same_shape(a, D, *a.inputs[i], "input");
+    pointwise<S, Bool, S, S>(ctx, out, {a.inputs[0], a.inputs[1], a.inputs[2]},
+                             [](Bool c, S u, S v) { return c.value != 0 ? u : v; });
+  }
+};
+
+}  // namespace
+
+void add_unary_kernels(KernelList& list) {
+  add_kernels<FillKernel, TSR_OP_FILL>(list);
+  add_kernels<UnaryKernel, TSR_OP_NEG, TSR_OP_ABS, TSR_OP_EXP, TSR_OP_LOG, TSR_OP_SQRT, TSR_OP_RELU, TSR_OP_SIGMOID,
+              TSR_OP_TANH>(list);
+  add_kernels<WhereKernel, TSR_OP_WHERE>(list);
+}
+
+}  // namespace tessera::cpu_tbb

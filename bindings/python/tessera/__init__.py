@@ -1,0 +1,233 @@
+"""Tessera from Python: a pure-Python package over libtessera's C API (ctypes).
+
+The names and behaviour are PyTorch's: tessera.tensor, zeros, arange, ...,
+Tensor views and indexing, broadcasting arithmetic with Python scalars,
+NumPy and DLPack sharing, and tessera.testing.assert_close.
+
+libtessera.so is found from $TESSERA_LIBRARY, else by walking up from this
+package to a build tree's build/lib/ or an install tree's lib/, else through
+ctypes.util.find_library. The runtime is created on first use from
+$TESSERA_CONFIG or the default config beside the library.
+"""
+import operator as _operator
+
+from . import _lib
+from ._lib import C as _C, check as _check, runtime as _runtime
+from ._types import (DTYPES as _DTYPES, Size, bfloat16, device, dtype, finfo, float16, float32, float64,
+                     int8, int16, int32, int64, promote_types, uint8)
+from ._types import bool_ as bool  # noqa: A001  (tessera.bool, as torch.bool)
+from ._tensor import Tensor, _binop, _rbinop, _tensor_only, _unop, scalar as _scalar
+from ._creation import (arange, as_tensor, empty, empty_like, full, full_like, linspace, manual_seed, ones,
+                        ones_like, rand, rand_like, randn, randn_like, tensor, zeros, zeros_like)
+from ._numpy import from_numpy
+from ._dlpack import from_dlpack
+from . import testing
+
+__version__ = "0.1.0"
+
+half, double, long, short = float16, float64, int64, int16
+float = float32  # noqa: A001  (torch.float)
+int = int32  # noqa: A001  (torch.int)
+
+
+def get_default_dtype():
+    return float32
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(t):
+    return t.numel()
+
+
+def abi_version():
+    """The library's ABI version as (major, minor)."""
+    v = _C.abi_version()
+    return (v >> 16, v & 0xFFFF)
+
+
+# ---- functions over tensors and numbers -------------------------------------------
+
+
+def _op2(name, op):
+    def fn(input, other):
+        if isinstance(input, Tensor):
+            return _binop(op, input, other)
+        if isinstance(other, Tensor):
+            return _rbinop(op, other, input)
+        raise TypeError("%s(): argument 'input' must be Tensor, not %s" % (name, type(input).__name__))
+    fn.__name__ = name
+    fn.__doc__ = "PyTorch's torch.%s with broadcasting and type promotion." % name
+    return fn
+
+
+add = _op2("add", _lib.OP["add"])
+sub = subtract = _op2("sub", _lib.OP["sub"])
+mul = multiply = _op2("mul", _lib.OP["mul"])
+div = divide = true_divide = _op2("div", _lib.OP["div"])
+
+
+def maximum(input, other):
+    return _tensor_arg("maximum", input).maximum(_tensor_only("maximum", other, 2))
+
+
+def minimum(input, other):
+    return _tensor_arg("minimum", input).minimum(_tensor_only("minimum", other, 2))
+
+
+pow = _op2("pow", _lib.OP["pow"])  # noqa: A001
+eq = _op2("eq", _lib.OP["eq"])
+ne = _op2("ne", _lib.OP["ne"])
+lt = _op2("lt", _lib.OP["lt"])
+le = _op2("le", _lib.OP["le"])
+gt = _op2("gt", _lib.OP["gt"])
+ge = _op2("ge", _lib.OP["ge"])
+
+
+def _tensor_arg(name, x):
+    if not isinstance(x, Tensor):
+        raise TypeError("%s(): argument 'input' (position 1) must be Tensor, not %s" % (name, type(x).__name__))
+    return x
+
+
+def _op1(name):
+    code = _lib.OP[name]
+
+    def fn(input):
+        return _unop(code, _tensor_arg(name, input))
+    fn.__name__ = name
+    return fn
+
+
+neg = negative = _op1("neg")
+abs = _op1("abs")  # noqa: A001
+exp = _op1("exp")
+log = _op1("log")
+sqrt = _op1("sqrt")
+relu = _op1("relu")
+sigmoid = _op1("sigmoid")
+tanh = _op1("tanh")
+
+
+def _where_operand(x, like):
+    if isinstance(x, Tensor):
+        return x
+    s = _scalar(x)
+    if s is None:
+        raise TypeError("where(): expected a Tensor or a number, got %s" % type(x).__name__)
+    # A Python number joins the promotion as a 0-dim tensor of its kind.
+    return tensor(x, device=like.device)
+
+
+def where(condition, input, other):
+    condition = _tensor_arg("where", condition)
+    a, b = _where_operand(input, condition), _where_operand(other, condition)
+    out = _lib.c_void_p()
+    _check(_C.where(condition._h, a._h, b._h, out))
+    from ._tensor import wrap
+    return wrap(out.value)
+
+
+def matmul(input, other):
+    return _tensor_arg("matmul", input).__matmul__(other)
+
+
+def sum(input, dim=None, keepdim=False, dtype=None):  # noqa: A001
+    return _tensor_arg("sum", input).sum(dim, keepdim, dtype=dtype)
+
+
+def mean(input, dim=None, keepdim=False, dtype=None):
+    return _tensor_arg("mean", input).mean(dim, keepdim, dtype=dtype)
+
+
+def max(input, dim=None, keepdim=False):  # noqa: A001
+    return _tensor_arg("max", input).max(dim, keepdim)
+
+
+def min(input, dim=None, keepdim=False):  # noqa: A001
+    return _tensor_arg("min", input).min(dim, keepdim)
+
+
+def argmax(input, dim=None, keepdim=False):
+    return _tensor_arg("argmax", input).argmax(dim, keepdim)
+
+
+def clone(input):
+    return _tensor_arg("clone", input).clone()
+
+
+def reshape(input, shape):
+    return _tensor_arg("reshape", input).reshape(shape)
+
+
+def transpose(input, dim0, dim1):
+    return _tensor_arg("transpose", input).transpose(dim0, dim1)
+
+
+def permute(input, dims):
+    return _tensor_arg("permute", input).permute(dims)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return _tensor_arg("flatten", input).flatten(start_dim, end_dim)
+
+
+def unsqueeze(input, dim):
+    return _tensor_arg("unsqueeze", input).unsqueeze(dim)
+
+
+def squeeze(input, dim=None):
+    return _tensor_arg("squeeze", input).squeeze(dim)
+
+
+def broadcast_shapes(*shapes):
+    """The shape all given shapes broadcast to (NumPy's rule)."""
+    from ._tensor import i64_array, shape_args
+    nd, out = _lib.c_int32(0), (_lib.c_int64 * _lib.MAX_DIMS)()
+    result = []
+    for s in shapes:
+        s = shape_args((s,) if isinstance(s, (tuple, list)) else (_operator.index(s),))
+        _check(_C.broadcast_shapes(len(result), i64_array(result), len(s), i64_array(s), nd, out))
+        result = list(out[:nd.value])
+    return Size(result)
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
+                     sci_mode=None):
+    """Digits after the point when printing (PyTorch's default is 4). Only
+    precision and profile are supported; the C formatter owns the rest."""
+    if profile is not None:
+        presets = {"default": 4, "short": 2, "full": 4}
+        if profile not in presets:
+            raise ValueError("unknown print profile %r" % profile)
+        if precision is None:
+            precision = presets[profile]
+    unsupported = [n for n, v in (("threshold", threshold), ("edgeitems", edgeitems), ("linewidth", linewidth),
+                                  ("sci_mode", sci_mode)) if v is not None]
+    if unsupported:
+        raise NotImplementedError("tessera.set_printoptions supports precision and profile only, not " +
+                                  ", ".join(unsupported))
+    if precision is not None:
+        _check(_C.set_print_precision(_runtime(), _operator.index(precision)))
+
+
+def describe(as_json=False):
+    """What the runtime loaded, from where, and its devices (tessera info)."""
+    p = _lib.c_void_p()
+    _check(_C.runtime_describe(_runtime(), 1 if as_json else 0, p))
+    return _lib.take_string(p.value)
+
+
+__all__ = [
+    "Tensor", "Size", "device", "dtype", "finfo", "testing", "tensor", "as_tensor", "zeros", "ones", "full",
+    "empty", "arange", "linspace", "rand", "randn", "manual_seed", "from_numpy", "from_dlpack",
+    "broadcast_shapes", "set_printoptions", "add", "sub", "mul", "div", "maximum", "minimum", "where", "relu",
+    "sigmoid", "exp", "log", "sqrt", "tanh", "abs", "neg", "pow", "matmul", "sum", "mean", "max", "min",
+    "argmax", "float32", "float64", "float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64", "bool",
+    "promote_types", "get_default_dtype", "is_tensor", "zeros_like", "ones_like", "full_like", "empty_like",
+    "rand_like", "randn_like", "clone", "reshape", "transpose", "permute", "flatten", "unsqueeze", "squeeze",
+    "eq", "ne", "lt", "le", "gt", "ge", "describe",
+]
+del _DTYPES

@@ -1,0 +1,243 @@
+"""Creation: tensor(), as_tensor(), zeros(), ones(), full(), arange(), rand(), ..."""
+import operator
+from array import array
+
+from ._lib import C, runtime
+from ._tensor import Tensor, _call, i64_array, scalar, shape_args
+from ._types import as_device, as_dtype, bool_, float32, float64, int64, promote_types
+
+_UNDEFINED = -1  # TSR_DTYPE_UNDEFINED
+
+
+def _code(dtype, default=_UNDEFINED):
+    return default if dtype is None else as_dtype(dtype)._code
+
+
+def _sized(fn, size, dtype, device, default=0):
+    s = shape_args(size, "%s(): argument 'size'" % fn.__name__[4:])
+    return _call(fn, runtime(), len(s), i64_array(s), _code(dtype, default), as_device(device))
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, **ignored):
+    return _sized(C.empty, size, dtype, device)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, **ignored):
+    return _sized(C.zeros, size, dtype, device)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, **ignored):
+    return _sized(C.ones, size, dtype, device)
+
+
+def rand(*size, dtype=None, device=None, generator=None, requires_grad=False):
+    return _sized(C.rand, size, dtype, device, _UNDEFINED)
+
+
+def randn(*size, dtype=None, device=None, generator=None, requires_grad=False):
+    return _sized(C.randn, size, dtype, device, _UNDEFINED)
+
+
+def _number(v, what):
+    if isinstance(v, Tensor):
+        v = v.item()
+    s = scalar(v)
+    if s is None:
+        raise TypeError("%s must be Number, not %s" % (what, type(v).__name__))
+    return s
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    s = shape_args((size,) if not isinstance(size, (tuple, list)) else (tuple(size),))
+    return _call(C.full, runtime(), len(s), i64_array(s), _number(fill_value, "fill_value"), _code(dtype),
+                 as_device(device))
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    return _call(C.arange, runtime(), _number(start, "start"), _number(end, "end"), _number(step, "step"),
+                 _code(dtype), as_device(device))
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    if isinstance(start, Tensor):
+        start = start.item()
+    if isinstance(end, Tensor):
+        end = end.item()
+    return _call(C.linspace, runtime(), float(start), float(end), operator.index(steps), _code(dtype),
+                 as_device(device))
+
+
+def _like(t, dtype, device):
+    return t.shape, (t.dtype if dtype is None else dtype), (t.device if device is None else device)
+
+
+def empty_like(t, dtype=None, device=None):
+    s, d, dev = _like(t, dtype, device)
+    return empty(s, dtype=d, device=dev)
+
+
+def zeros_like(t, dtype=None, device=None):
+    s, d, dev = _like(t, dtype, device)
+    return zeros(s, dtype=d, device=dev)
+
+
+def ones_like(t, dtype=None, device=None):
+    s, d, dev = _like(t, dtype, device)
+    return ones(s, dtype=d, device=dev)
+
+
+def full_like(t, fill_value, dtype=None, device=None):
+    s, d, dev = _like(t, dtype, device)
+    return full(s, fill_value, dtype=d, device=dev)
+
+
+def rand_like(t, dtype=None, device=None):
+    s, d, dev = _like(t, dtype, device)
+    return rand(s, dtype=d, device=dev)
+
+
+def randn_like(t, dtype=None, device=None):
+    s, d, dev = _like(t, dtype, device)
+    return randn(s, dtype=d, device=dev)
+
+
+def manual_seed(seed):
+    """Seeds the runtime's generator (PyTorch accepts negative seeds too)."""
+    seed = operator.index(seed)
+    if not -(2 ** 63) <= seed < 2 ** 64:
+        raise RuntimeError("Overflow when unpacking long")
+    C.manual_seed(runtime(), seed % (2 ** 64))
+
+
+# ---- from Python data ------------------------------------------------------------
+
+
+def _flatten(data):
+    """Nested sequences of numbers -> (flat values, shape, inferred dtype,
+    host kind). The dtype follows PyTorch: Python floats are float32, ints
+    int64, bools bool, NumPy scalars and tensors keep theirs, all promoted.
+    The host kind (0 bool, 1 int, 2 float) is what the values must be
+    packed as to stay exact."""
+    shape = []
+    probe = data
+    while _is_sequence(probe):
+        n = len(probe)
+        shape.append(n)
+        if n == 0:
+            break
+        probe = probe[0]
+    flat = []
+    state = [None, 0]  # inferred dtype, host kind
+
+    def walk(seq, dim):
+        if dim == len(shape):
+            if _is_sequence(seq):
+                raise TypeError("'%s' object cannot be interpreted as an integer" % type(seq).__name__)
+            flat.append(_element(seq, state))
+            return
+        if not _is_sequence(seq):
+            raise TypeError("not a sequence")
+        if len(seq) != shape[dim]:
+            raise ValueError("expected sequence of length %d at dim %d (got %d)" % (shape[dim], dim, len(seq)))
+        for item in seq:
+            walk(item, dim + 1)
+
+    walk(data, 0)
+    return flat, shape, state[0], state[1]
+
+
+def _is_sequence(x):
+    if isinstance(x, (list, tuple)):
+        return True
+    if isinstance(x, Tensor):
+        return x.dim() > 0
+    return type(x).__module__ == "numpy" and getattr(x, "ndim", 0) > 0
+
+
+def _element(v, state):
+    """One number: its value as a Python number, folding its dtype into
+    state[0] and its host kind into state[1]."""
+    if isinstance(v, Tensor):
+        if v.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        d = v.dtype
+        v = v.item()
+    elif type(v).__module__ == "numpy":
+        from ._numpy import numpy_dtype_to_tessera
+        d = numpy_dtype_to_tessera(v.dtype)
+        if d is None:
+            raise TypeError("can't convert np.%s to a tessera dtype" % v.dtype.name)
+        v = v.item()
+    elif isinstance(v, bool):
+        d = bool_
+    elif isinstance(v, int):
+        d = int64
+    elif isinstance(v, float):
+        d = float32
+    elif isinstance(v, complex):
+        raise TypeError("tessera has no complex dtypes")
+    else:
+        raise TypeError("new(): invalid data type '%s'" % type(v).__name__)
+    state[0] = d if state[0] is None else promote_types(state[0], d)
+    if isinstance(v, float):
+        state[1] = 2
+    elif not isinstance(v, bool) and state[1] < 1:
+        state[1] = 1
+    return v
+
+
+def _from_sequence(data, dtype, device):
+    flat, shape, inferred, kind = _flatten(data)
+    target = dtype or inferred or float32  # torch.tensor([]) is float32
+    if kind == 2 or (kind == 1 and target.is_floating_point):
+        buf, host = array("d", flat), float64
+    elif kind == 1:
+        try:
+            buf, host = array("q", flat), int64
+        except OverflowError:
+            raise RuntimeError("Overflow when unpacking long") from None
+    else:
+        buf, host = array("B", flat), bool_
+    t = _host(buf, shape, host, device)
+    return t if host is target else t.to(target)
+
+
+def _host(buf, shape, host_dtype, device):
+    addr = buf.buffer_info()[0] if len(buf) else None
+    return _call(C.from_host, runtime(), addr, len(shape), i64_array(shape), host_dtype._code,
+                 as_device(device))
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of `data` (numbers, nested sequences,
+    NumPy arrays, tensors). Decimals become float32, whole numbers int64."""
+    if dtype is not None:
+        as_dtype(dtype)
+    if isinstance(data, Tensor):
+        t = data.clone() if dtype is None or dtype is data.dtype else data.to(dtype)
+        return t if device is None else t.to(device)
+    if type(data).__module__ == "numpy" and hasattr(data, "dtype"):
+        from ._numpy import from_numpy_copy
+        return from_numpy_copy(data, dtype, device)
+    if isinstance(data, (list, tuple)):
+        return _from_sequence(data, dtype, device)
+    if scalar(data) is None:
+        raise TypeError("Could not infer dtype of %s" % type(data).__name__)
+    return _from_sequence(data, dtype, device)  # a number: shape ()
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like tensor(), but shares memory with a Tensor or a CPU NumPy array
+    when no conversion is needed."""
+    if isinstance(data, Tensor):
+        return data.to(dtype=dtype, device=device)
+    if type(data).__module__ == "numpy" and hasattr(data, "dtype") and hasattr(data, "strides"):
+        from ._numpy import from_numpy, numpy_dtype_to_tessera
+        src = numpy_dtype_to_tessera(data.dtype)
+        dev = as_device(device)
+        if src is not None and dev.type == 1 and all(s >= 0 for s in data.strides):
+            t = from_numpy(data)
+            return t if dtype is None and dev.type == 1 else t.to(dtype=dtype, device=device)
+    return tensor(data, dtype=dtype, device=device)

@@ -1,0 +1,297 @@
+"""Loading libtessera.so, the C signatures, errors and the one runtime.
+
+Everything that knows the C ABI's layout lives here: the ctypes mirrors of
+the public structs, the argtypes/restype of every function (set once, so a
+call costs one ctypes dispatch), the mapping of tsr_status to Python
+exceptions, and the lazily created runtime that is shut down at exit.
+"""
+import atexit
+import ctypes
+import ctypes.util
+import os
+import threading
+from ctypes import (POINTER, Structure, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint32,
+                    c_uint64, c_void_p)
+
+# ---- finding the library ----------------------------------------------------
+
+
+def _candidates():
+    """Where libtessera.so may be, in the order tried (Note: the build tree
+    mirrors the install tree, so one upward walk covers both)."""
+    env = os.environ.get("TESSERA_LIBRARY")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    d = here
+    while True:
+        # A source checkout: <repo>/bindings/python/tessera -> <repo>/build/lib.
+        yield os.path.join(d, "build", "lib", "libtessera.so")
+        # An install tree: <prefix>/lib/python3/dist-packages/tessera -> <prefix>/lib.
+        yield os.path.join(d, "lib", "libtessera.so")
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    found = ctypes.util.find_library("tessera")
+    if found:
+        yield found
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(path + " (not found)")
+            continue
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+    raise ImportError("tessera: cannot find libtessera.so; set TESSERA_LIBRARY to its path. Tried:\n  "
+                      + "\n  ".join(tried))
+
+
+lib, library_path = _load()
+
+# ---- the structs (ctypes mirrors of the headers) ------------------------------
+
+MAX_DIMS = 16  # TSR_MAX_DIMS
+SLICE_NONE = -(2 ** 63)  # TSR_SLICE_NONE
+
+
+class Device(Structure):  # tsr_device, a frozen value type
+    _fields_ = [("type", c_int32), ("index", c_int32)]
+
+
+class Scalar(Structure):  # tsr_scalar, a frozen value type
+    _fields_ = [("kind", c_int32), ("reserved", c_int32), ("f", c_double), ("i", c_int64)]
+
+
+SCALAR_FLOAT, SCALAR_INT, SCALAR_BOOL = 0, 1, 2
+
+
+class TensorDesc(Structure):  # tsr_tensor_desc
+    _fields_ = [("struct_size", c_size_t), ("data", c_void_p), ("offset", c_int64), ("ndim", c_int32),
+                ("dtype", c_int32), ("device", Device), ("shape", c_int64 * MAX_DIMS),
+                ("strides", c_int64 * MAX_DIMS)]
+
+
+class Finfo(Structure):  # tsr_finfo
+    _fields_ = [("struct_size", c_size_t), ("bits", c_int32), ("reserved", c_int32), ("eps", c_double),
+                ("max", c_double), ("min", c_double), ("tiny", c_double)]
+
+
+class RuntimeOptions(Structure):  # tsr_runtime_options
+    _fields_ = [("struct_size", c_size_t), ("config_path", c_char_p), ("config_json", c_char_p),
+                ("config_base_dir", c_char_p), ("strict_plugins", c_int32), ("reserved", c_int32)]
+
+
+def struct_size(cls, last_field):
+    """TSR_STRUCT_SIZE: derived from the layout, never written by hand."""
+    f = getattr(cls, last_field)
+    return f.offset + f.size
+
+
+# tsr_deleter_fn: void (*)(void* ctx, void* data)
+DELETER_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
+
+# ---- the signatures -------------------------------------------------------------
+
+T = c_void_p  # tsr_tensor* and tsr_runtime*, kept as plain ints on the Python side
+OUT = POINTER(c_void_p)  # tsr_tensor** (a c_void_p instance is passed by reference)
+I64P = POINTER(c_int64)
+I32 = c_int32
+ST = c_int32  # tsr_status
+
+_SIGNATURES = {
+    "tsr_last_error_message": (c_char_p, []),
+    "tsr_last_error_status": (ST, []),
+    "tsr_status_name": (c_char_p, [ST]),
+    "tsr_abi_version": (c_uint32, []),
+    "tsr_runtime_create": (ST, [POINTER(RuntimeOptions), OUT]),
+    "tsr_runtime_destroy": (None, [T]),
+    "tsr_runtime_describe": (ST, [T, I32, POINTER(c_void_p)]),
+    "tsr_string_free": (None, [c_void_p]),
+    "tsr_runtime_default_device": (ST, [T, POINTER(Device), POINTER(c_int32)]),
+    "tsr_device_parse": (ST, [T, c_char_p, POINTER(Device)]),
+    "tsr_device_format": (c_size_t, [T, Device, ctypes.c_char_p, c_size_t]),
+    "tsr_runtime_device_count": (I32, [T]),
+    "tsr_runtime_device_at": (ST, [T, I32, POINTER(Device)]),
+    "tsr_synchronize": (ST, [T, Device]),
+    "tsr_manual_seed": (None, [T, c_uint64]),
+    "tsr_set_print_precision": (ST, [T, I32]),
+    "tsr_empty": (ST, [T, I32, I64P, I32, Device, OUT]),
+    "tsr_zeros": (ST, [T, I32, I64P, I32, Device, OUT]),
+    "tsr_ones": (ST, [T, I32, I64P, I32, Device, OUT]),
+    "tsr_full": (ST, [T, I32, I64P, Scalar, I32, Device, OUT]),
+    "tsr_arange": (ST, [T, Scalar, Scalar, Scalar, I32, Device, OUT]),
+    "tsr_linspace": (ST, [T, c_double, c_double, c_int64, I32, Device, OUT]),
+    "tsr_rand": (ST, [T, I32, I64P, I32, Device, OUT]),
+    "tsr_randn": (ST, [T, I32, I64P, I32, Device, OUT]),
+    "tsr_from_host": (ST, [T, c_void_p, I32, I64P, I32, Device, OUT]),
+    "tsr_from_external": (ST, [T, c_void_p, I32, I64P, I64P, c_int64, I32, Device, DELETER_FN, c_void_p,
+                               OUT]),
+    "tsr_tensor_retain": (None, [T]),
+    "tsr_tensor_release": (None, [T]),
+    "tsr_tensor_ndim": (I32, [T]),
+    "tsr_tensor_shape": (I64P, [T]),
+    "tsr_tensor_strides": (I64P, [T]),
+    "tsr_tensor_storage_offset": (c_int64, [T]),
+    "tsr_tensor_dtype": (I32, [T]),
+    "tsr_tensor_device": (Device, [T]),
+    "tsr_tensor_numel": (c_int64, [T]),
+    "tsr_tensor_element_size": (c_size_t, [T]),
+    "tsr_tensor_is_contiguous": (I32, [T]),
+    "tsr_tensor_storage_data": (c_void_p, [T]),
+    "tsr_tensor_storage_nbytes": (c_size_t, [T]),
+    "tsr_tensor_describe": (ST, [T, POINTER(TensorDesc)]),
+    "tsr_view": (ST, [T, I32, I64P, OUT]),
+    "tsr_reshape": (ST, [T, I32, I64P, OUT]),
+    "tsr_transpose": (ST, [T, I32, I32, OUT]),
+    "tsr_t": (ST, [T, OUT]),
+    "tsr_permute": (ST, [T, I32, POINTER(c_int32), OUT]),
+    "tsr_slice": (ST, [T, I32, c_int64, c_int64, c_int64, OUT]),
+    "tsr_select": (ST, [T, I32, c_int64, OUT]),
+    "tsr_unsqueeze": (ST, [T, I32, OUT]),
+    "tsr_squeeze": (ST, [T, I32, OUT]),
+    "tsr_squeeze_all": (ST, [T, OUT]),
+    "tsr_expand": (ST, [T, I32, I64P, OUT]),
+    "tsr_flatten": (ST, [T, I32, I32, OUT]),
+    "tsr_as_strided": (ST, [T, I32, I64P, I64P, c_int64, OUT]),
+    "tsr_contiguous": (ST, [T, OUT]),
+    "tsr_clone": (ST, [T, OUT]),
+    "tsr_to": (ST, [T, I32, Device, OUT]),
+    "tsr_to_dtype": (ST, [T, I32, OUT]),
+    "tsr_to_device": (ST, [T, Device, OUT]),
+    "tsr_binary": (ST, [I32, T, T, OUT]),
+    "tsr_binary_scalar": (ST, [I32, T, Scalar, I32, OUT]),
+    "tsr_binary_": (ST, [I32, T, T]),
+    "tsr_binary_scalar_": (ST, [I32, T, Scalar]),
+    "tsr_unary": (ST, [I32, T, OUT]),
+    "tsr_unary_": (ST, [I32, T]),
+    "tsr_where": (ST, [T, T, T, OUT]),
+    "tsr_reduce": (ST, [I32, T, I32, POINTER(c_int32), I32, OUT]),
+    "tsr_matmul": (ST, [T, T, OUT]),
+    "tsr_copy_": (ST, [T, T]),
+    "tsr_fill_": (ST, [T, Scalar]),
+    "tsr_broadcast_shapes": (ST, [I32, I64P, I32, I64P, POINTER(c_int32), I64P]),
+    "tsr_promote_types": (I32, [I32, I32]),
+    "tsr_read": (ST, [T, c_void_p, c_size_t]),
+    "tsr_item": (ST, [T, POINTER(Scalar)]),
+    "tsr_format": (ST, [T, POINTER(c_void_p)]),
+    "tsr_format_layout": (ST, [T, POINTER(c_void_p)]),
+    "tsr_get_finfo": (ST, [I32, POINTER(Finfo)]),
+    "tsr_assert_close": (ST, [T, T, c_double, c_double, I32]),
+}
+
+
+class _Functions:
+    """The C functions by their name without the tsr_ prefix (C.binary, C.slice, ...)."""
+
+
+C = _Functions()
+for _name, (_restype, _argtypes) in _SIGNATURES.items():
+    _fn = getattr(lib, _name)
+    _fn.restype = _restype
+    _fn.argtypes = _argtypes
+    setattr(C, _name[4:], _fn)
+del _name, _restype, _argtypes, _fn
+
+# The C API's ops (tessera/ops.h), by number.
+OP = {name: i for i, name in enumerate(
+    ["fill", "copy", "add", "sub", "mul", "div", "maximum", "minimum", "pow", "eq", "ne", "lt", "le", "gt",
+     "ge", "neg", "abs", "exp", "log", "sqrt", "relu", "sigmoid", "tanh", "where", "sum", "mean", "max",
+     "min", "argmax", "matmul", "arange", "linspace", "rand", "randn"])}
+
+# ---- errors ---------------------------------------------------------------------
+
+OK, ERR_INVALID_ARGUMENT, ERR_INDEX, ERR_SHAPE, ERR_TYPE = 0, 1, 2, 3, 4
+
+# What PyTorch raises for each kind of failure; a call that differs (finfo
+# raises TypeError for TSR_ERR_TYPE) passes its own mapping.
+_EXCEPTIONS = {ERR_INDEX: IndexError}
+
+
+def error(status, overrides=None):
+    """The Python exception for a failed call, carrying the C message."""
+    message = C.last_error_message()
+    message = message.decode("utf-8", "replace") if message else C.status_name(status).decode()
+    cls = None
+    if overrides:
+        cls = overrides.get(status)
+    if cls is None:
+        cls = _EXCEPTIONS.get(status, RuntimeError)
+    return cls(message)
+
+
+def check(status, overrides=None):
+    if status:
+        raise error(status, overrides)
+
+
+def take_string(ptr):
+    """A char* the C API gave us (freed with tsr_string_free) as str."""
+    try:
+        return ctypes.string_at(ptr).decode("utf-8", "replace")
+    finally:
+        C.string_free(ptr)
+
+
+# ---- the runtime ----------------------------------------------------------------
+
+_runtime = None  # the tsr_runtime* as an int, created on first use
+_default_device = None  # its default tsr_device
+_lock = threading.Lock()
+
+
+def runtime():
+    """The process's runtime, created on first use. The config is
+    $TESSERA_CONFIG, else the default config beside the library."""
+    global _runtime, _default_device
+    if _runtime is not None:
+        return _runtime
+    with _lock:
+        if _runtime is None:
+            out = c_void_p()
+            check(C.runtime_create(None, out))
+            dev = Device()
+            available = c_int32()
+            st = C.runtime_default_device(out.value, dev, available)
+            if st:
+                C.runtime_destroy(out.value)
+                check(st)
+            _default_device = dev
+            _runtime = out.value
+            atexit.register(_shutdown)
+    return _runtime
+
+
+def default_device():
+    if _runtime is None:
+        runtime()
+    return _default_device
+
+
+def _noop_release(handle):
+    pass
+
+
+def _shutdown():
+    """At exit: destroy the runtime when no tensor is left. Tensors still
+    referenced (module globals) keep it alive; tsr_runtime_destroy then
+    refuses, and we stop releasing handles so that nothing calls into
+    plugins or deleters while the interpreter tears down."""
+    import gc
+    gc.collect()
+    rt = _runtime
+    if rt is None:
+        return
+    # tsr_runtime_destroy refuses (safely) while tensors are alive.
+    C.runtime_destroy(rt)
+    # Either way later releases must not run: a destroyed runtime has no
+    # plugins, a kept one may call back into a finalizing interpreter
+    # through external deleters. The process is ending; the OS frees it all.
+    from . import _tensor
+    _tensor._release = _noop_release

@@ -1,0 +1,1048 @@
+"""Tensor: one tsr_tensor handle, with PyTorch's methods and operators.
+
+A Tensor owns one reference to its handle and releases it in __del__. A
+handle's record never changes (views are new handles), so nothing about a
+Tensor is cached here except the handle itself.
+
+Note [The hot path]
+  An operator on two tensors is: one c_void_p for the out-parameter, one
+  ctypes call whose argtypes were set once in _lib, one object.__new__ and a
+  slot store. Scalars become a tsr_scalar by value. Everything else (index
+  parsing, argument checks) only runs for calls that need it.
+"""
+import operator
+import struct
+from ctypes import c_int32, c_int64, c_void_p, create_string_buffer
+
+from . import _lib
+from ._lib import C, OP, SLICE_NONE, Scalar, check, error, take_string
+from ._types import DTYPES, Size, as_device, as_dtype, bool_, device_of, dtype, float32, float64
+
+_new = object.__new__
+_binary = C.binary
+_binary_scalar = C.binary_scalar
+_binary_ = C.binary_
+_binary_scalar_ = C.binary_scalar_
+_unary = C.unary
+_matmul = C.matmul
+_ndim = C.tensor_ndim
+_shape = C.tensor_shape
+_strides = C.tensor_strides
+_dtype = C.tensor_dtype
+_numel = C.tensor_numel
+_release = C.tensor_release  # replaced by a no-op at exit (see _lib._shutdown)
+
+_ADD, _SUB, _MUL, _DIV = OP["add"], OP["sub"], OP["mul"], OP["div"]
+_MAXIMUM, _MINIMUM, _POW = OP["maximum"], OP["minimum"], OP["pow"]
+_EQ, _NE, _LT, _LE, _GT, _GE = OP["eq"], OP["ne"], OP["lt"], OP["le"], OP["gt"], OP["ge"]
+
+_I64_MIN, _I64_MAX = -(2 ** 63), 2 ** 63 - 1
+_STRUCT_FORMATS = ("f", "d", None, None, "b", "B", "h", "i", "q", "?")  # by dtype code
+_I64 = [c_int64 * n for n in range(_lib.MAX_DIMS + 1)]
+_I32 = [c_int32 * n for n in range(_lib.MAX_DIMS + 1)]
+
+
+def wrap(h):
+    """A Tensor owning the reference `h` (from an out-parameter)."""
+    t = _new(Tensor)
+    t._h = h
+    return t
+
+
+def _int_list(values, what):
+    out = []
+    for i, v in enumerate(values):
+        try:
+            out.append(operator.index(v))
+        except TypeError:
+            raise TypeError("%s must be tuple of ints, but found element of type %s at pos %d" %
+                            (what, type(v).__name__, i)) from None
+    return out
+
+
+def shape_args(args, what="size"):
+    """f(2, 3), f((2, 3)) and f([2, 3]) as a list of ints; f() is a
+    TypeError, as in PyTorch (a 0-dim shape is written f(()))."""
+    if not args:
+        name, _, arg = what.partition(": argument ")
+        raise TypeError("%s missing 1 required positional arguments: \"%s\"" % (name, arg.strip("'") or "size"))
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = args[0]
+    return _int_list(args, what)
+
+
+def i64_array(values):
+    n = len(values)
+    if n > _lib.MAX_DIMS:
+        return (c_int64 * n)(*values)  # the C side reports "too many dims"
+    return _I64[n](*values)
+
+
+def scalar(v):
+    """A Python (or NumPy) number as a tsr_scalar; None when v is not one."""
+    tv = type(v)
+    if tv is float:
+        return Scalar(0, 0, v, 0)
+    if tv is int:
+        if _I64_MIN <= v <= _I64_MAX:
+            return Scalar(1, 0, 0.0, v)
+        raise RuntimeError("Overflow when unpacking long")
+    if tv is bool:
+        return Scalar(2, 0, 0.0, v)
+    return _other_scalar(v)
+
+
+def _other_scalar(v):
+    if isinstance(v, bool):
+        return Scalar(2, 0, 0.0, int(v))
+    if isinstance(v, float):
+        return Scalar(0, 0, float(v), 0)
+    if isinstance(v, int):
+        return scalar(int(v))
+    mod = type(v).__module__
+    if mod == "numpy":  # NumPy scalars act as the Python number they hold
+        import numpy as np
+        if isinstance(v, np.bool_):
+            return Scalar(2, 0, 0.0, int(v))
+        if isinstance(v, np.integer):
+            return scalar(int(v))
+        if isinstance(v, np.floating):
+            return Scalar(0, 0, float(v), 0)
+    return None
+
+
+def as_tensor_operand(v, like=None):
+    """A Tensor for an operand that is not a number (NumPy array, list)."""
+    if isinstance(v, Tensor):
+        return v
+    from . import _creation
+    if type(v).__module__ == "numpy" or isinstance(v, (list, tuple)):
+        return _creation.tensor(v, device=None if like is None else like.device)
+    return None
+
+
+def _binop(op, a, b):
+    out = c_void_p()
+    if type(b) is Tensor:
+        st = _binary(op, a._h, b._h, out)
+    else:
+        s = scalar(b)
+        if s is not None:
+            st = _binary_scalar(op, a._h, s, 0, out)
+        else:
+            bt = as_tensor_operand(b, a)
+            if bt is None:
+                return NotImplemented
+            st = _binary(op, a._h, bt._h, out)
+    if st:
+        raise error(st)
+    t = _new(Tensor)
+    t._h = out.value
+    return t
+
+
+def _rbinop(op, a, b):
+    """b (op) a, for a number or array b on the left."""
+    out = c_void_p()
+    s = scalar(b)
+    if s is not None:
+        st = _binary_scalar(op, a._h, s, 1, out)
+    else:
+        bt = as_tensor_operand(b, a)
+        if bt is None:
+            return NotImplemented
+        st = _binary(op, bt._h, a._h, out)
+    if st:
+        raise error(st)
+    return wrap(out.value)
+
+
+def _inplace(op, a, b):
+    if type(b) is Tensor:
+        st = _binary_(op, a._h, b._h)
+    else:
+        s = scalar(b)
+        if s is not None:
+            st = _binary_scalar_(op, a._h, s)
+        else:
+            bt = as_tensor_operand(b, a)
+            if bt is None:
+                return NotImplemented
+            st = _binary_(op, a._h, bt._h)
+    if st:
+        raise error(st)
+    return a
+
+
+def _tensor_only(name, x, position):
+    """PyTorch's ops that take tensors only (maximum, minimum) refuse numbers."""
+    if not isinstance(x, Tensor):
+        raise TypeError("%s(): argument 'other' (position %d) must be Tensor, not %s" %
+                        (name, position, type(x).__name__))
+    return x
+
+
+def _unop(op, a):
+    out = c_void_p()
+    st = _unary(op, a._h, out)
+    if st:
+        raise error(st)
+    return wrap(out.value)
+
+
+def _call(fn, *args):
+    """fn(*args, &out) -> Tensor, for the less frequent calls."""
+    out = c_void_p()
+    st = fn(*args, out)
+    if st:
+        raise error(st)
+    return wrap(out.value)
+
+
+def _dim_error(dim, n):
+    lo, hi = (-n, n - 1) if n > 0 else (-1, 0)
+    return IndexError("Dimension out of range (expected to be in range of [%d, %d], but got %d)" %
+                      (lo, hi, dim))
+
+
+class _ReturnTypes(tuple):
+    """torch.return_types.max / min: (values, indices)."""
+    __slots__ = ()
+    _name = "max"
+
+    values = property(operator.itemgetter(0))
+    indices = property(operator.itemgetter(1))
+
+    def __repr__(self):
+        return "torch.return_types.%s(\nvalues=%r,\nindices=%r)" % (self._name, self[0], self[1])
+
+
+class _MaxResult(_ReturnTypes):
+    __slots__ = ()
+    _name = "max"
+
+
+class _MinResult(_ReturnTypes):
+    __slots__ = ()
+    _name = "min"
+
+
+class UntypedStorage:
+    """What untyped_storage() gives: the storage's address and size."""
+    __slots__ = ("_t",)
+
+    def __init__(self, t):
+        self._t = t
+
+    def data_ptr(self):
+        return C.tensor_storage_data(self._t._h) or 0
+
+    def nbytes(self):
+        return C.tensor_storage_nbytes(self._t._h)
+
+    size = nbytes
+
+    def __len__(self):
+        return self.nbytes()
+
+    @property
+    def device(self):
+        return self._t.device
+
+
+class Tensor:
+    """A view record over a reference-counted storage (see tessera.h)."""
+    __slots__ = ("_h", "__weakref__")
+    __array_priority__ = 1000  # NumPy defers to our reflected operators
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("tessera.Tensor cannot be constructed directly; use tessera.tensor(), zeros(), ...")
+
+    def __del__(self):
+        try:
+            h = self._h
+        except AttributeError:
+            return
+        _release(h)
+
+    # ---- metadata ------------------------------------------------------------
+
+    @property
+    def shape(self):
+        h = self._h
+        return Size(_shape(h)[:_ndim(h)])
+
+    def size(self, dim=None):
+        h = self._h
+        n = _ndim(h)
+        if dim is None:
+            return Size(_shape(h)[:n])
+        return _shape(h)[self._wrap_dim(dim, n)]
+
+    def stride(self, dim=None):
+        h = self._h
+        n = _ndim(h)
+        if dim is None:
+            return tuple(_strides(h)[:n])
+        return _strides(h)[self._wrap_dim(dim, n)]
+
+    @staticmethod
+    def _wrap_dim(dim, n):
+        dim = operator.index(dim)
+        m = max(n, 1)
+        if dim < -m or dim >= m:
+            raise _dim_error(dim, n)
+        return dim + m if dim < 0 else dim
+
+    def storage_offset(self):
+        return C.tensor_storage_offset(self._h)
+
+    def is_contiguous(self):
+        return C.tensor_is_contiguous(self._h) != 0
+
+    def numel(self):
+        return _numel(self._h)
+
+    nelement = numel
+
+    def dim(self):
+        return _ndim(self._h)
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return _ndim(self._h)
+
+    @property
+    def dtype(self):
+        return DTYPES[_dtype(self._h)]
+
+    @property
+    def device(self):
+        return device_of(C.tensor_device(self._h))
+
+    @property
+    def is_cuda(self):
+        return C.tensor_device(self._h).type == 2
+
+    @property
+    def is_cpu(self):
+        return C.tensor_device(self._h).type == 1
+
+    @property
+    def requires_grad(self):
+        return False
+
+    def detach(self):
+        return self._alias()
+
+    def element_size(self):
+        return C.tensor_element_size(self._h)
+
+    def is_floating_point(self):
+        return DTYPES[_dtype(self._h)].is_floating_point
+
+    def untyped_storage(self):
+        return UntypedStorage(self)
+
+    def data_ptr(self):
+        h = self._h
+        return (C.tensor_storage_data(h) or 0) + C.tensor_storage_offset(h) * C.tensor_element_size(h)
+
+    def _alias(self):
+        """A new Tensor object on the same handle (x[...], detach)."""
+        C.tensor_retain(self._h)
+        return wrap(self._h)
+
+    # ---- printing ------------------------------------------------------------
+
+    def __repr__(self):
+        p = c_void_p()
+        check(C.format(self._h, p))
+        return take_string(p.value)
+
+    __str__ = __repr__
+
+    def layout_picture(self):
+        """The storage strip, the cells this view reads and their order."""
+        p = c_void_p()
+        check(C.format_layout(self._h, p))
+        return take_string(p.value)
+
+    def __format__(self, spec):
+        if _ndim(self._h) == 0:
+            return format(self.item(), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
+
+    # ---- values ----------------------------------------------------------------
+
+    def item(self):
+        s = Scalar()
+        check(C.item(self._h, s))
+        if s.kind == 0:
+            return s.f
+        if s.kind == 2:
+            return s.i != 0
+        return s.i
+
+    def _one_value(self):
+        if _numel(self._h) != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
+    def __float__(self):
+        return float(self._one_value())
+
+    def __int__(self):
+        return int(self._one_value())
+
+    def __index__(self):
+        if _dtype(self._h) not in (4, 5, 6, 7, 8, 9) or _numel(self._h) != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self):
+        n = _numel(self._h)
+        if n != 1:
+            if n == 0:
+                raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __len__(self):
+        h = self._h
+        if _ndim(h) == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return _shape(h)[0]
+
+    def __iter__(self):
+        h = self._h
+        if _ndim(h) == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(_shape(h)[0]))
+
+    __hash__ = object.__hash__
+
+    def tolist(self):
+        h = self._h
+        code = _dtype(h)
+        t = self
+        if code in (2, 3):  # float16, bfloat16: exact in float32
+            t = self.to(float32)
+            code = 0
+        n = _numel(h)
+        fmt = _STRUCT_FORMATS[code]
+        size = DTYPES[code].itemsize
+        buf = create_string_buffer(max(n * size, 1))
+        check(C.read(t._h, buf, n * size))
+        flat = list(struct.unpack("<%d%s" % (n, fmt), buf.raw[:n * size]))
+        shape = list(_shape(h)[:_ndim(h)])
+        return _nest(flat, shape)
+
+    def numpy(self, force=False):
+        from ._numpy import to_numpy
+        return to_numpy(self, force)
+
+    def __array__(self, dtype=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __dlpack__(self, stream=None):
+        from ._dlpack import to_dlpack
+        return to_dlpack(self, stream)
+
+    def __dlpack_device__(self):
+        c = C.tensor_device(self._h)
+        return (c.type, c.index)
+
+    # ---- views -------------------------------------------------------------------
+
+    def view(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], dtype):
+            raise TypeError("view(dtype) is not supported by tessera")
+        s = shape_args(shape, "view(): argument 'size'")
+        return _call(C.view, self._h, len(s), i64_array(s))
+
+    def view_as(self, other):
+        return self.view(other.shape)
+
+    def reshape(self, *shape):
+        s = shape_args(shape, "reshape(): argument 'shape'")
+        return _call(C.reshape, self._h, len(s), i64_array(s))
+
+    def reshape_as(self, other):
+        return self.reshape(other.shape)
+
+    @property
+    def T(self):
+        return _call(C.t, self._h)
+
+    def t(self):
+        n = _ndim(self._h)
+        if n > 2:
+            raise RuntimeError("t() expects a tensor with <= 2 dimensions, but self is %dD" % n)
+        return _call(C.t, self._h)
+
+    def transpose(self, dim0, dim1):
+        return _call(C.transpose, self._h, operator.index(dim0), operator.index(dim1))
+
+    swapaxes = transpose
+
+    def permute(self, *dims):
+        d = shape_args(dims, "permute(): argument 'dims'")
+        return _call(C.permute, self._h, len(d), (c_int32 * len(d))(*d))
+
+    def unsqueeze(self, dim):
+        return _call(C.unsqueeze, self._h, operator.index(dim))
+
+    def squeeze(self, dim=None):
+        if dim is None:
+            return _call(C.squeeze_all, self._h)
+        return _call(C.squeeze, self._h, operator.index(dim))
+
+    def expand(self, *sizes):
+        s = shape_args(sizes, "expand(): argument 'size'")
+        return _call(C.expand, self._h, len(s), i64_array(s))
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _call(C.flatten, self._h, operator.index(start_dim), operator.index(end_dim))
+
+    def as_strided(self, size, stride, storage_offset=None):
+        size, stride = _int_list(size, "size"), _int_list(stride, "stride")
+        if len(size) != len(stride):
+            raise RuntimeError("mismatch in length of strides and shape")
+        off = self.storage_offset() if storage_offset is None else operator.index(storage_offset)
+        return _call(C.as_strided, self._h, len(size), i64_array(size), i64_array(stride), off)
+
+    # ---- copies ----------------------------------------------------------------
+
+    def _same_or_new(self, out):
+        """PyTorch returns self (not a new object) when nothing changed."""
+        if out.value == self._h:
+            _release(out.value)
+            return self
+        return wrap(out.value)
+
+    def contiguous(self):
+        out = c_void_p()
+        check(C.contiguous(self._h, out))
+        return self._same_or_new(out)
+
+    def clone(self):
+        return _call(C.clone, self._h)
+
+    def to(self, *args, **kwargs):
+        dt, dev, copy = _parse_to(args, kwargs)
+        out = c_void_p()
+        code = _dtype(self._h) if dt is None else dt._code
+        c_dev = C.tensor_device(self._h) if dev is None else as_device(dev)
+        check(C.to(self._h, code, c_dev, out))
+        r = self._same_or_new(out)
+        if copy and r is self:
+            return self.clone()
+        return r
+
+    def _cast(self, d):
+        if _dtype(self._h) == d._code:
+            return self
+        return _call(C.to_dtype, self._h, d._code)
+
+    def float(self):
+        return self._cast(float32)
+
+    def double(self):
+        return self._cast(float64)
+
+    def half(self):
+        return self._cast(DTYPES[2])
+
+    def bfloat16(self):
+        return self._cast(DTYPES[3])
+
+    def int(self):
+        return self._cast(DTYPES[7])
+
+    def long(self):
+        return self._cast(DTYPES[8])
+
+    def bool(self):
+        return self._cast(bool_)
+
+    def type_as(self, other):
+        return self._cast(other.dtype)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else device)
+
+    # ---- indexing --------------------------------------------------------------
+
+    def __getitem__(self, key):
+        if type(key) is int:  # x[i]: the common case, straight to tsr_select
+            if _ndim(self._h) == 0:
+                raise IndexError(_ZERO_DIM_INDEX)
+            return _call(C.select, self._h, 0, key)
+        return _index(self, key)
+
+    def __setitem__(self, key, value):
+        view = self[key]
+        if isinstance(value, Tensor):
+            if _same_layout(view, value):
+                return  # x[k] op= v hands back the view itself: already written
+            check(C.copy_(view._h, value._h))
+            return
+        s = scalar(value)
+        if s is not None:
+            check(C.fill_(view._h, s))
+            return
+        from ._creation import tensor
+        src = tensor(value, dtype=view.dtype, device=view.device)
+        check(C.copy_(view._h, src._h))
+
+    # ---- in-place ----------------------------------------------------------------
+
+    def copy_(self, src, non_blocking=False):
+        if not isinstance(src, Tensor):
+            raise TypeError("copy_(): argument 'src' must be Tensor, not %s" % type(src).__name__)
+        check(C.copy_(self._h, src._h))
+        return self
+
+    def fill_(self, value):
+        if isinstance(value, Tensor):
+            value = value.item()
+        s = scalar(value)
+        if s is None:
+            raise TypeError("fill_(): argument 'value' must be Number, not %s" % type(value).__name__)
+        check(C.fill_(self._h, s))
+        return self
+
+    def zero_(self):
+        return self.fill_(0)
+
+    def add_(self, other, alpha=1):
+        return _inplace(_ADD, self, other if alpha == 1 else other * alpha)
+
+    def sub_(self, other, alpha=1):
+        return _inplace(_SUB, self, other if alpha == 1 else other * alpha)
+
+    def mul_(self, other):
+        return _inplace(_MUL, self, other)
+
+    def div_(self, other):
+        return _inplace(_DIV, self, other)
+
+    def pow_(self, other):
+        return _inplace(_POW, self, other)
+
+    def _unary_(self, name):
+        check(C.unary_(OP[name], self._h))
+        return self
+
+    def neg_(self):
+        return self._unary_("neg")
+
+    def abs_(self):
+        return self._unary_("abs")
+
+    def exp_(self):
+        return self._unary_("exp")
+
+    def log_(self):
+        return self._unary_("log")
+
+    def sqrt_(self):
+        return self._unary_("sqrt")
+
+    def relu_(self):
+        return self._unary_("relu")
+
+    def sigmoid_(self):
+        return self._unary_("sigmoid")
+
+    def tanh_(self):
+        return self._unary_("tanh")
+
+    # ---- operators --------------------------------------------------------------
+
+    def __add__(self, other):
+        out = c_void_p()
+        if type(other) is Tensor:
+            st = _binary(2, self._h, other._h, out)
+        elif type(other) is float:
+            st = _binary_scalar(2, self._h, Scalar(0, 0, other, 0), 0, out)
+        else:
+            return _binop(2, self, other)
+        if st:
+            raise error(st)
+        t = _new(Tensor)
+        t._h = out.value
+        return t
+
+    def __mul__(self, other):
+        out = c_void_p()
+        if type(other) is Tensor:
+            st = _binary(4, self._h, other._h, out)
+        elif type(other) is float:
+            st = _binary_scalar(4, self._h, Scalar(0, 0, other, 0), 0, out)
+        else:
+            return _binop(4, self, other)
+        if st:
+            raise error(st)
+        t = _new(Tensor)
+        t._h = out.value
+        return t
+
+    def __sub__(self, other):
+        return _binop(_SUB, self, other)
+
+    def __truediv__(self, other):
+        return _binop(_DIV, self, other)
+
+    def __pow__(self, other):
+        return _binop(_POW, self, other)
+
+    def __radd__(self, other):
+        return _rbinop(_ADD, self, other)
+
+    def __rsub__(self, other):
+        return _rbinop(_SUB, self, other)
+
+    def __rmul__(self, other):
+        return _rbinop(_MUL, self, other)
+
+    def __rtruediv__(self, other):
+        return _rbinop(_DIV, self, other)
+
+    def __rpow__(self, other):
+        return _rbinop(_POW, self, other)
+
+    def __iadd__(self, other):
+        return _inplace(_ADD, self, other)
+
+    def __isub__(self, other):
+        return _inplace(_SUB, self, other)
+
+    def __imul__(self, other):
+        return _inplace(_MUL, self, other)
+
+    def __itruediv__(self, other):
+        return _inplace(_DIV, self, other)
+
+    def __ipow__(self, other):
+        return _inplace(_POW, self, other)
+
+    def __matmul__(self, other):
+        if not isinstance(other, Tensor):
+            other = as_tensor_operand(other, self)
+            if other is None:
+                return NotImplemented
+        out = c_void_p()
+        st = _matmul(self._h, other._h, out)
+        if st:
+            raise error(st)
+        return wrap(out.value)
+
+    def __rmatmul__(self, other):
+        other = as_tensor_operand(other, self)
+        if other is None:
+            return NotImplemented
+        return other.__matmul__(self)
+
+    def __eq__(self, other):
+        return _binop(_EQ, self, other)
+
+    def __ne__(self, other):
+        return _binop(_NE, self, other)
+
+    def __lt__(self, other):
+        return _binop(_LT, self, other)
+
+    def __le__(self, other):
+        return _binop(_LE, self, other)
+
+    def __gt__(self, other):
+        return _binop(_GT, self, other)
+
+    def __ge__(self, other):
+        return _binop(_GE, self, other)
+
+    def __neg__(self):
+        return _unop(15, self)
+
+    def __abs__(self):
+        return _unop(16, self)
+
+    def __pos__(self):
+        return self
+
+    # ---- math methods -------------------------------------------------------------
+
+    def add(self, other, alpha=1):
+        return _binop(_ADD, self, other if alpha == 1 else other * alpha)
+
+    def sub(self, other, alpha=1):
+        return _binop(_SUB, self, other if alpha == 1 else other * alpha)
+
+    def mul(self, other):
+        return _binop(_MUL, self, other)
+
+    def div(self, other):
+        return _binop(_DIV, self, other)
+
+    def pow(self, other):
+        return _binop(_POW, self, other)
+
+    def maximum(self, other):
+        return _binop(_MAXIMUM, self, _tensor_only("maximum", other, 1))
+
+    def minimum(self, other):
+        return _binop(_MINIMUM, self, _tensor_only("minimum", other, 1))
+
+    def eq(self, other):
+        return _binop(_EQ, self, other)
+
+    def ne(self, other):
+        return _binop(_NE, self, other)
+
+    def lt(self, other):
+        return _binop(_LT, self, other)
+
+    def le(self, other):
+        return _binop(_LE, self, other)
+
+    def gt(self, other):
+        return _binop(_GT, self, other)
+
+    def ge(self, other):
+        return _binop(_GE, self, other)
+
+    def matmul(self, other):
+        return self.__matmul__(other)
+
+    def neg(self):
+        return _unop(15, self)
+
+    def abs(self):
+        return _unop(16, self)
+
+    def exp(self):
+        return _unop(17, self)
+
+    def log(self):
+        return _unop(18, self)
+
+    def sqrt(self):
+        return _unop(19, self)
+
+    def relu(self):
+        return _unop(20, self)
+
+    def sigmoid(self):
+        return _unop(21, self)
+
+    def tanh(self):
+        return _unop(22, self)
+
+    # ---- reductions -----------------------------------------------------------------
+
+    def _reduce(self, op, dim, keepdim):
+        if dim is None:
+            return _call(C.reduce, op, self._h, 0, None, int(bool(keepdim)))
+        dims = [dim] if not isinstance(dim, (tuple, list)) else list(dim)
+        dims = _int_list(dims, "dim")
+        return _call(C.reduce, op, self._h, len(dims), (c_int32 * max(len(dims), 1))(*dims),
+                     int(bool(keepdim)))
+
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        t = self if dtype is None else self.to(dtype)
+        return t._reduce(24, dim, keepdim)
+
+    def mean(self, dim=None, keepdim=False, dtype=None):
+        t = self if dtype is None else self.to(dtype)
+        return t._reduce(25, dim, keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):
+            return self.maximum(dim)
+        if dim is None:
+            return self._reduce(26, None, False)
+        return _MaxResult((self._reduce(26, dim, keepdim), self._reduce(28, dim, keepdim)))
+
+    def min(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):
+            return self.minimum(dim)
+        if dim is None:
+            return self._reduce(27, None, False)
+        # The index of the smallest is the index of the largest negation.
+        return _MinResult((self._reduce(27, dim, keepdim), (-self)._reduce(28, dim, keepdim)))
+
+    def argmax(self, dim=None, keepdim=False):
+        return self._reduce(28, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return (-self)._reduce(28, dim, keepdim)
+
+
+def _nest(flat, shape):
+    """Row-major values as nested lists of the given shape."""
+    if not shape:
+        return flat[0]
+    last = len(shape) - 1
+    blocks = [1] * len(shape)
+    for d in range(last - 1, -1, -1):
+        blocks[d] = blocks[d + 1] * shape[d + 1]
+
+    def build(off, d):
+        n = shape[d]
+        if d == last:
+            return flat[off:off + n]
+        step = blocks[d]
+        return [build(off + i * step, d + 1) for i in range(n)]
+
+    return build(0, 0)
+
+
+def _same_layout(a, b):
+    ha, hb = a._h, b._h
+    if ha == hb:
+        return True
+    n = _ndim(ha)
+    return (n == _ndim(hb) and C.tensor_storage_data(ha) == C.tensor_storage_data(hb)
+            and C.tensor_storage_offset(ha) == C.tensor_storage_offset(hb)
+            and _dtype(ha) == _dtype(hb)
+            and _shape(ha)[:n] == _shape(hb)[:n] and _strides(ha)[:n] == _strides(hb)[:n])
+
+
+def _parse_to(args, kwargs):
+    dt = kwargs.pop("dtype", None)
+    dev = kwargs.pop("device", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError("to() got an unexpected keyword argument '%s'" % next(iter(kwargs)))
+    for a in args:
+        if isinstance(a, dtype):
+            dt = a
+        elif isinstance(a, Tensor):
+            dt, dev = a.dtype, a.device
+        elif isinstance(a, bool):
+            pass  # non_blocking / copy given positionally
+        elif a is None:
+            pass
+        else:
+            dev = a
+    if dt is not None:
+        as_dtype(dt)
+    return dt, dev, copy
+
+
+# ---- indexing --------------------------------------------------------------------
+
+_ZERO_DIM_INDEX = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                   "in C++ to convert a 0-dim tensor to a number")
+
+
+def _clamp64(v):
+    v = operator.index(v)
+    return _I64_MIN + 1 if v <= _I64_MIN else (_I64_MAX if v > _I64_MAX else v)
+
+
+def _as_int_index(k):
+    """An int for an index that is an integer (int, NumPy int, 0-dim
+    integral Tensor), else None."""
+    if isinstance(k, Tensor):
+        if _ndim(k._h) == 0 and _dtype(k._h) in (4, 5, 6, 7, 8):
+            return k.item()
+        return None
+    if isinstance(k, bool) or type(k).__name__ == "bool_":
+        return None
+    try:
+        return operator.index(k)
+    except TypeError:
+        return None
+
+
+def _index(t, key):
+    """Basic indexing: ints select, slices narrow, None adds a dim, ...
+    skips; each step is one view call on the C side."""
+    if type(key) is not tuple:
+        key = (key,)
+    h = t._h
+    ndim = _ndim(h)
+    consumed = 0
+    ellipsis = False
+    for k in key:
+        if k is None or k is True:
+            continue
+        if k is Ellipsis:
+            if ellipsis:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            ellipsis = True
+            continue
+        consumed += 1
+    if consumed > ndim:
+        if ndim == 0:
+            raise IndexError(_ZERO_DIM_INDEX)
+        raise IndexError("too many indices for tensor of dimension %d" % ndim)
+    cur = h
+    owned = False
+    d = 0
+    out = c_void_p()
+    try:
+        for k in key:
+            if type(k) is slice:
+                step = 1 if k.step is None else operator.index(k.step)
+                if step == 0:
+                    raise ValueError("slice step cannot be zero")
+                if step < 0:
+                    raise ValueError("step must be greater than zero")
+                if k.start is None and k.stop is None and step == 1:
+                    d += 1
+                    continue
+                start = SLICE_NONE if k.start is None else _clamp64(k.start)
+                stop = SLICE_NONE if k.stop is None else _clamp64(k.stop)
+                st = C.slice(cur, d, start, stop, step, out)
+                d += 1
+            elif k is None or k is True:
+                st = C.unsqueeze(cur, d, out)
+                d += 1
+            elif k is Ellipsis:
+                d += ndim - consumed
+                continue
+            else:
+                i = _as_int_index(k)
+                if i is None:
+                    raise IndexError(_bad_index(k))
+                st = C.select(cur, d, _clamp64(i), out)
+            if st:
+                raise error(st)
+            if owned:
+                _release(cur)
+            cur = out.value
+            owned = True
+    except BaseException:
+        if owned:
+            _release(cur)
+        raise
+    if not owned:
+        C.tensor_retain(h)
+    return wrap(cur)
+
+
+def _bad_index(k):
+    if isinstance(k, (Tensor, list)) or type(k).__module__ == "numpy":
+        return ("tessera supports basic indexing only (integers, slices, None, ...); indexing with a "
+                "list, an array or a tensor of indices or a mask is not supported")
+    return ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+            "indices (got %s)" % type(k).__name__)
+
+
+from . import _creation  # noqa: E402,F401  (circular: _creation needs Tensor)

@@ -1,0 +1,232 @@
+"""dtype, device, Size and finfo: the small value types, spelled as PyTorch spells them."""
+from ._lib import C, Device, Finfo, check, default_device, runtime, struct_size
+
+
+class dtype:
+    """An element type. Its repr is PyTorch's ("torch.float32"), the spelling
+    tsr_format uses inside a tensor's repr too."""
+    __slots__ = ("_code", "_name", "itemsize", "is_floating_point", "is_signed")
+
+    def __init__(self, code, name, itemsize, is_floating_point, is_signed):
+        self._code = code
+        self._name = name
+        self.itemsize = itemsize
+        self.is_floating_point = is_floating_point
+        self.is_signed = is_signed
+
+    def __repr__(self):
+        return "torch." + self._name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self._name,))
+
+
+float32 = dtype(0, "float32", 4, True, True)
+float64 = dtype(1, "float64", 8, True, True)
+float16 = dtype(2, "float16", 2, True, True)
+bfloat16 = dtype(3, "bfloat16", 2, True, True)
+int8 = dtype(4, "int8", 1, False, True)
+uint8 = dtype(5, "uint8", 1, False, False)
+int16 = dtype(6, "int16", 2, False, True)
+int32 = dtype(7, "int32", 4, False, True)
+int64 = dtype(8, "int64", 8, False, True)
+bool_ = dtype(9, "bool", 1, False, False)
+
+DTYPES = (float32, float64, float16, bfloat16, int8, uint8, int16, int32, int64, bool_)  # by code
+
+
+def _dtype_by_name(name):
+    for d in DTYPES:
+        if d._name == name:
+            return d
+    raise ValueError(name)
+
+
+def as_dtype(d, what="dtype"):
+    if type(d) is dtype:
+        return d
+    raise TypeError("%s must be tessera.dtype, not %s" % (what, type(d).__name__))
+
+
+def promote_types(a, b):
+    """PyTorch's promotion of two tensor dtypes."""
+    return DTYPES[C.promote_types(as_dtype(a)._code, as_dtype(b)._code)]
+
+
+# ---- devices ------------------------------------------------------------------
+
+# Device types whose numbers are fixed by tessera/device.h (DLPack's). Others
+# (plugins' named types, config aliases) are resolved by the runtime.
+_FIXED_TYPES = {"cpu": 1, "cuda": 2}
+_FIXED_NAMES = {1: "cpu", 2: "cuda"}
+
+
+class device:
+    """torch.device: device("cpu"), device("cuda:0"), device("cuda", 1)."""
+    __slots__ = ("type", "index", "_c")
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            if index is not None:
+                raise ValueError("device(): an index cannot be given with a device")
+            self.type, self.index, self._c = type.type, type.index, type._c
+            return
+        if not isinstance(type, str):
+            raise TypeError("device() received an invalid combination of arguments - got (%s)" %
+                            _type_name(type))
+        text = type
+        name, sep, idx = text.partition(":")
+        if sep:
+            if index is not None:
+                raise RuntimeError("type (string) must not include an index because index was passed "
+                                   "explicitly: " + text)
+            if not idx.isdigit():
+                raise RuntimeError("Invalid device string: '%s'" % text)
+            index = int(idx)
+        if index is not None:
+            index = int(index)
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
+        self._c = None
+        if name in _FIXED_TYPES:
+            self.type, self.index = name, index
+        else:
+            # A plugin's device type or a config alias: ask the runtime.
+            c = Device()
+            check(C.device_parse(runtime(), text.encode(), c))
+            self.type = _type_name_of(c.type)
+            self.index = c.index if (sep or c.type != 1) else None
+            self._c = c
+
+    def c(self):
+        """The tsr_device (index None means 0, as PyTorch's current device)."""
+        c = self._c
+        if c is None:
+            code = _FIXED_TYPES.get(self.type)
+            if code is None:
+                c = Device()
+                check(C.device_parse(runtime(), self.type.encode(), c))
+                code = c.type
+            c = Device(code, self.index or 0)
+            self._c = c
+        return c
+
+    def __str__(self):
+        return self.type if self.index is None else "%s:%d" % (self.type, self.index)
+
+    def __repr__(self):
+        if self.index is None:
+            return "device(type='%s')" % self.type
+        return "device(type='%s', index=%d)" % (self.type, self.index)
+
+    def __eq__(self, other):
+        if isinstance(other, device):
+            return self.type == other.type and self.index == other.index
+        return NotImplemented
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+
+def _type_name(x):
+    return type(x).__name__
+
+
+def _type_name_of(code):
+    name = _FIXED_NAMES.get(code)
+    if name is None:
+        import ctypes
+        buf = ctypes.create_string_buffer(64)
+        C.device_format(runtime(), Device(code, 0), buf, 64)
+        name = buf.value.decode().partition(":")[0]
+    return name
+
+
+_devices = {}  # (type, index) -> device, for Tensor.device
+
+
+def device_of(c):
+    """The device object for a tsr_device, as PyTorch names a tensor's
+    device: the CPU without an index, others with one."""
+    key = (c.type, c.index)
+    d = _devices.get(key)
+    if d is None:
+        d = device.__new__(device)
+        d.type = _type_name_of(c.type)
+        d.index = None if (c.type == 1 and c.index == 0) else c.index
+        d._c = Device(c.type, c.index)
+        _devices[key] = d
+    return d
+
+
+def as_device(d):
+    """A tsr_device for a device argument (None: the config's default)."""
+    if d is None:
+        return default_device()
+    if type(d) is device:
+        return d.c()
+    if isinstance(d, str):
+        return device(d).c()
+    if isinstance(d, int) and not isinstance(d, bool):
+        return device("cuda", d).c()  # PyTorch: an int names a CUDA ordinal
+    raise TypeError("expected a device, got %s" % _type_name(d))
+
+
+# ---- Size -----------------------------------------------------------------------
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints that prints as torch.Size([3, 4])."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "torch.Size([%s])" % ", ".join(str(int(s)) for s in self)
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, key):
+        r = tuple.__getitem__(self, key)
+        return Size(r) if isinstance(key, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, other))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+# ---- finfo ----------------------------------------------------------------------
+
+
+class finfo:
+    """torch.finfo: bits, eps, max, min, tiny and resolution of a floating dtype."""
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+
+    def __init__(self, type=None):
+        d = float32 if type is None else as_dtype(type, "finfo's argument")
+        info = Finfo()
+        info.struct_size = struct_size(Finfo, "tiny")
+        # PyTorch raises TypeError for a non-floating dtype.
+        check(C.get_finfo(d._code, info), {4: TypeError})
+        self.bits = info.bits
+        self.eps = info.eps
+        self.max = info.max
+        self.min = info.min
+        self.tiny = info.tiny
+        self.smallest_normal = info.tiny
+        # 10 ** -(decimal digits), as NumPy and PyTorch define it.
+        import math
+        self.resolution = 10.0 ** -int(math.floor(-math.log10(info.eps)))
+        self.dtype = d._name
+
+    def __repr__(self):
+        return ("finfo(resolution=%g, min=%g, max=%g, eps=%g, smallest_normal=%g, tiny=%g, dtype=%s)" %
+                (self.resolution, self.min, self.max, self.eps, self.tiny, self.tiny, self.dtype))

@@ -1,0 +1,144 @@
+// The C API: runtime, devices, errors.
+#include <cstdlib>
+#include <cstring>
+
+#include "api_support.hpp"
+#include "runtime.hpp"
+
+using namespace tessera::rt;
+
+namespace tessera::rt {
+char* copy_string(const std::string& s) {
+  char* out = static_cast<char*>(std::malloc(s.size() + 1));
+  if (out == nullptr) fail(TSR_ERR_OUT_OF_MEMORY, "out of host memory");
+  std::memcpy(out, s.c_str(), s.size() + 1);
+  return out;
+}
+}  // namespace tessera::rt
+
+extern "C" {
+
+const char* tsr_last_error_message(void) { return last_error_message(); }
+tsr_status tsr_last_error_status(void) { return last_error_status(); }
+uint32_t tsr_abi_version(void) { return TSR_ABI_VERSION; }
+
+const char* tsr_status_name(tsr_status status) {
+  switch (status) {
+    case TSR_OK: return "TSR_OK";
+    case TSR_ERR_INVALID_ARGUMENT: return "TSR_ERR_INVALID_ARGUMENT";
+    case TSR_ERR_INDEX: return "TSR_ERR_INDEX";
+    case TSR_ERR_SHAPE: return "TSR_ERR_SHAPE";
+    case TSR_ERR_TYPE: return "TSR_ERR_TYPE";
+    case TSR_ERR_UNSUPPORTED: return "TSR_ERR_UNSUPPORTED";
+    case TSR_ERR_OUT_OF_MEMORY: return "TSR_ERR_OUT_OF_MEMORY";
+    case TSR_ERR_DEVICE: return "TSR_ERR_DEVICE";
+    case TSR_ERR_VERSION: return "TSR_ERR_VERSION";
+    case TSR_ERR_LOAD: return "TSR_ERR_LOAD";
+    case TSR_ERR_CONFIG: return "TSR_ERR_CONFIG";
+    case TSR_ERR_INTERNAL: return "TSR_ERR_INTERNAL";
+  }
+  return "TSR_ERR_UNKNOWN";
+}
+
+tsr_status tsr_runtime_create(const tsr_runtime_options* options, tsr_runtime** out) {
+  return guard([&] {
+    require_out(out);
+    *out = create_runtime(options).release();
+  });
+}
+
+void tsr_runtime_destroy(tsr_runtime* rt) {
+  if (rt == nullptr) return;
+  int64_t tensors = rt->live_tensors.load(), storages = rt->live_storages.load();
+  if (tensors != 0 || storages != 0) {
+    // Freeing plugins under live storages would leave dangling memory:
+    // keep the runtime alive (leaked) and say so.
+    std::string msg = "tsr_runtime_destroy: " + std::to_string(tensors) + " tensor(s) and " + std::to_string(storages) +
+                      " storage(s) still alive; release them first (the runtime is kept alive to stay safe)";
+    set_last_error(TSR_ERR_INVALID_ARGUMENT, msg.c_str());
+    return;
+  }
+  delete rt;
+}
+
+tsr_status tsr_runtime_describe(tsr_runtime* rt, int32_t json, char** out) {
+  return guard([&] {
+    require_out(out);
+    *out = copy_string(describe_runtime(require(rt, "runtime"), json != 0));
+  });
+}
+
+void tsr_string_free(char* s) { std::free(s); }
+
+tsr_status tsr_runtime_default_device(tsr_runtime* rt, tsr_device* out, int32_t* available) {
+  return guard([&] {
+    require_out(out);
+    *out = require(rt, "runtime").default_device;
+    if (available) *available = rt->default_device_available ? 1 : 0;
+  });
+}
+
+tsr_status tsr_device_parse(tsr_runtime* rt, const char* text, tsr_device* out) {
+  return guard([&] {
+    require_out(out);
+    if (text == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "device text is NULL");
+    *out = parse_device(require(rt, "runtime"), text);
+  });
+}
+
+size_t tsr_device_format(tsr_runtime* rt, tsr_device device, char* buf, size_t buf_size) {
+  std::string name;
+  try {
+    name = rt ? rt->registry.device_name(device) : "device" + std::to_string(device.type);
+  } catch (...) {
+    name = "?";
+  }
+  if (buf != nullptr && buf_size > 0) {
+    size_t n = std::min(name.size(), buf_size - 1);
+    std::memcpy(buf, name.data(), n);
+    buf[n] = '\0';
+  }
+  return name.size();
+}
+
+int32_t tsr_runtime_device_count(tsr_runtime* rt) {
+  return rt ? static_cast<int32_t>(rt->registry.devices().size()) : 0;
+}
+
+tsr_status tsr_runtime_device_at(tsr_runtime* rt, int32_t i, tsr_device* out) {
+  return guard([&] {
+    require_out(out);
+    auto devices = require(rt, "runtime").registry.devices();
+    if (i < 0 || i >= static_cast<int32_t>(devices.size()))
+      fail(TSR_ERR_INDEX, "device index " + std::to_string(i) + " is out of range (" + std::to_string(devices.size()) +
+                              " devices)");
+    *out = devices[static_cast<size_t>(i)];
+  });
+}
+
+int32_t tsr_runtime_has_kernel(tsr_runtime* rt, tsr_device device, tsr_op op, tsr_dtype dtype) {
+  return rt && rt->registry.kernel(device.type, op, dtype).fn != nullptr ? 1 : 0;
+}
+
+tsr_status tsr_synchronize(tsr_runtime* rt, tsr_device device) {
+  return guard([&] {
+    const DeviceType& type = require(rt, "runtime").registry.require_device(device);
+    tsr_status st = type.iface->synchronize(type.ctx, device.index);
+    if (st != TSR_OK) fail(st, std::string("synchronize failed: ") + last_error_message());
+  });
+}
+
+void tsr_manual_seed(tsr_runtime* rt, uint64_t seed) {
+  if (rt == nullptr) return;
+  rt->seed.store(seed);
+  rt->rng_counter.store(0);
+}
+
+tsr_status tsr_set_print_precision(tsr_runtime* rt, int32_t precision) {
+  return guard([&] {
+    if (precision < 0 || precision > 30) fail(TSR_ERR_INVALID_ARGUMENT, "precision must be in [0, 30]");
+    require(rt, "runtime").print_precision.store(precision);
+  });
+}
+
+}  // extern "C"

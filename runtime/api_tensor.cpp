@@ -1,0 +1,293 @@
+// The C API: creation, metadata, views and copies.
+#include <cstring>
+
+#include "api_support.hpp"
+#include "ops.hpp"
+#include "shape.hpp"
+
+using namespace tessera::rt;
+
+namespace {
+// Runs the deleter exactly once unless ownership moved to a storage.
+struct DeleterGuard {
+  tsr_deleter_fn fn;
+  void* ctx;
+  void* data;
+  ~DeleterGuard() {
+    if (fn) fn(ctx, data);
+  }
+};
+}  // namespace
+
+extern "C" {
+
+tsr_status tsr_empty(tsr_runtime* rt, int32_t ndim, const int64_t* shape, tsr_dtype dtype, tsr_device device,
+                     tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(empty(require(rt, "runtime"), ndim, shape, dtype, device), out);
+  });
+}
+
+tsr_status tsr_zeros(tsr_runtime* rt, int32_t ndim, const int64_t* shape, tsr_dtype dtype, tsr_device device,
+                     tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(full(require(rt, "runtime"), ndim, shape, make_scalar_int(0), dtype, device), out);
+  });
+}
+
+tsr_status tsr_ones(tsr_runtime* rt, int32_t ndim, const int64_t* shape, tsr_dtype dtype, tsr_device device,
+                    tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(full(require(rt, "runtime"), ndim, shape, make_scalar_int(1), dtype, device), out);
+  });
+}
+
+tsr_status tsr_full(tsr_runtime* rt, int32_t ndim, const int64_t* shape, tsr_scalar value, tsr_dtype dtype,
+                    tsr_device device, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(full(require(rt, "runtime"), ndim, shape, value, dtype, device), out);
+  });
+}
+
+tsr_status tsr_arange(tsr_runtime* rt, tsr_scalar start, tsr_scalar end, tsr_scalar step, tsr_dtype dtype,
+                      tsr_device device, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(arange(require(rt, "runtime"), start, end, step, dtype, device), out);
+  });
+}
+
+tsr_status tsr_linspace(tsr_runtime* rt, double start, double end, int64_t steps, tsr_dtype dtype, tsr_device device,
+                        tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(linspace(require(rt, "runtime"), start, end, steps, dtype, device), out);
+  });
+}
+
+tsr_status tsr_rand(tsr_runtime* rt, int32_t ndim, const int64_t* shape, tsr_dtype dtype, tsr_device device,
+                    tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(random(require(rt, "runtime"), TSR_OP_RAND_UNIFORM, ndim, shape, dtype, device), out);
+  });
+}
+
+tsr_status tsr_randn(tsr_runtime* rt, int32_t ndim, const int64_t* shape, tsr_dtype dtype, tsr_device device,
+                     tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(random(require(rt, "runtime"), TSR_OP_RAND_NORMAL, ndim, shape, dtype, device), out);
+  });
+}
+
+tsr_status tsr_from_host(tsr_runtime* rt, const void* data, int32_t ndim, const int64_t* shape, tsr_dtype dtype,
+                         tsr_device device, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(from_host(require(rt, "runtime"), data, ndim, shape, dtype, device), out);
+  });
+}
+
+tsr_status tsr_from_external(tsr_runtime* rt, void* data, int32_t ndim, const int64_t* shape, const int64_t* strides,
+                             int64_t offset, tsr_dtype dtype, tsr_device device, tsr_deleter_fn deleter,
+                             void* deleter_ctx, tsr_tensor** out) {
+  DeleterGuard owner{deleter, deleter_ctx, data};
+  return guard([&] {
+    require_out(out);
+    tsr_runtime& r = require(rt, "runtime");
+    size_t elem = tsr_dtype_size(dtype);
+    if (elem == 0) fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype " + std::to_string(dtype));
+    const DeviceType& type = r.registry.require_device(device);
+    Layout layout = contiguous_layout(ndim, shape);
+    if (strides != nullptr) {
+      for (int32_t i = 0; i < ndim; ++i) {
+        if (strides[i] < 0)
+          fail(TSR_ERR_INVALID_ARGUMENT, "negative stride " + std::to_string(strides[i]) + " at dim " +
+                                             std::to_string(i) + " (external memory needs strides >= 0)");
+        layout.strides[static_cast<size_t>(i)] = strides[i];
+      }
+    }
+    if (offset < 0) fail(TSR_ERR_INVALID_ARGUMENT, "negative storage offset " + std::to_string(offset));
+    layout.offset = offset;
+    checked_numel(ndim, shape, elem);
+    int64_t extent = storage_extent(layout);
+    if (extent > 0 && data == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "external data is NULL");
+    if (reinterpret_cast<uintptr_t>(data) % elem != 0)
+      fail(TSR_ERR_INVALID_ARGUMENT, "external data at " + std::to_string(reinterpret_cast<uintptr_t>(data)) +
+                                         " is not aligned to the " + std::to_string(elem) + "-byte elements of " +
+                                         tsr_dtype_name(dtype));
+    auto* s = new Storage;
+    s->rt = &r;
+    s->device_type = &type;
+    s->device = device;
+    s->data = data;
+    s->nbytes = static_cast<size_t>(extent) * elem;
+    s->external = true;
+    s->deleter = owner.fn;
+    s->deleter_ctx = deleter_ctx;
+    owner.fn = nullptr;  // the storage owns the memory now
+    r.live_storages.fetch_add(1);
+    auto* t = new tsr_tensor;
+    t->rt = &r;
+    t->storage = s;
+    t->layout = layout;
+    t->dtype = dtype;
+    t->device = device;
+    r.live_tensors.fetch_add(1);
+    *out = t;
+  });
+}
+
+void tsr_tensor_retain(tsr_tensor* t) {
+  if (t) t->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+void tsr_tensor_release(tsr_tensor* t) { TensorRef drop(t); }
+
+tsr_runtime* tsr_tensor_runtime(const tsr_tensor* t) { return t ? t->rt : nullptr; }
+int32_t tsr_tensor_ndim(const tsr_tensor* t) { return t ? t->layout.ndim : 0; }
+const int64_t* tsr_tensor_shape(const tsr_tensor* t) { return t ? t->layout.shape.data() : nullptr; }
+const int64_t* tsr_tensor_strides(const tsr_tensor* t) { return t ? t->layout.strides.data() : nullptr; }
+int64_t tsr_tensor_storage_offset(const tsr_tensor* t) { return t ? t->layout.offset : 0; }
+tsr_dtype tsr_tensor_dtype(const tsr_tensor* t) { return t ? static_cast<tsr_dtype>(t->dtype) : TSR_DTYPE_UNDEFINED; }
+tsr_device tsr_tensor_device(const tsr_tensor* t) { return t ? t->device : tsr_device{TSR_DEVICE_UNDEFINED, 0}; }
+int64_t tsr_tensor_numel(const tsr_tensor* t) { return t ? t->layout.numel() : 0; }
+size_t tsr_tensor_element_size(const tsr_tensor* t) { return t ? tsr_dtype_size(t->dtype) : 0; }
+int32_t tsr_tensor_is_contiguous(const tsr_tensor* t) { return t && is_contiguous(t->layout) ? 1 : 0; }
+void* tsr_tensor_storage_data(const tsr_tensor* t) { return t ? t->storage->data : nullptr; }
+size_t tsr_tensor_storage_nbytes(const tsr_tensor* t) { return t ? t->storage->nbytes : 0; }
+
+tsr_status tsr_tensor_describe(const tsr_tensor* t, tsr_tensor_desc* out) {
+  return guard([&] {
+    require_out(out);
+    const tsr_tensor& tt = require(t, "tensor");
+    if (out->struct_size < sizeof(tsr_tensor_desc))
+      fail(TSR_ERR_INVALID_ARGUMENT, "tsr_tensor_desc.struct_size " + std::to_string(out->struct_size) +
+                                         " is smaller than this runtime's " + std::to_string(sizeof(tsr_tensor_desc)));
+    fill_desc(tt, *out);
+  });
+}
+
+// ---- views ------------------------------------------------------------------
+
+#define TSR_VIEW_FN(expr)                              \
+  return guard([&] {                                   \
+    require_out(out);                                  \
+    const tsr_tensor& src = require(t, "tensor");      \
+    hand_out(make_view(src, expr), out);               \
+  })
+
+tsr_status tsr_view(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_tensor** out) {
+  TSR_VIEW_FN(view(src.layout, ndim, shape));
+}
+
+tsr_status tsr_transpose(tsr_tensor* t, int32_t dim0, int32_t dim1, tsr_tensor** out) {
+  TSR_VIEW_FN(transpose(src.layout, dim0, dim1));
+}
+
+tsr_status tsr_t(tsr_tensor* t, tsr_tensor** out) { TSR_VIEW_FN(reverse_dims(src.layout)); }
+
+tsr_status tsr_permute(tsr_tensor* t, int32_t ndim, const int32_t* dims, tsr_tensor** out) {
+  TSR_VIEW_FN(permute(src.layout, ndim, dims));
+}
+
+tsr_status tsr_slice(tsr_tensor* t, int32_t dim, int64_t start, int64_t stop, int64_t step, tsr_tensor** out) {
+  TSR_VIEW_FN(slice(src.layout, dim, start, stop, step));
+}
+
+tsr_status tsr_select(tsr_tensor* t, int32_t dim, int64_t index, tsr_tensor** out) {
+  TSR_VIEW_FN(select(src.layout, dim, index));
+}
+
+tsr_status tsr_unsqueeze(tsr_tensor* t, int32_t dim, tsr_tensor** out) { TSR_VIEW_FN(unsqueeze(src.layout, dim)); }
+tsr_status tsr_squeeze(tsr_tensor* t, int32_t dim, tsr_tensor** out) { TSR_VIEW_FN(squeeze_dim(src.layout, dim)); }
+tsr_status tsr_squeeze_all(tsr_tensor* t, tsr_tensor** out) { TSR_VIEW_FN(squeeze_all(src.layout)); }
+
+tsr_status tsr_expand(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_tensor** out) {
+  TSR_VIEW_FN(expand(src.layout, ndim, shape));
+}
+
+tsr_status tsr_as_strided(tsr_tensor* t, int32_t ndim, const int64_t* shape, const int64_t* strides, int64_t offset,
+                          tsr_tensor** out) {
+  TSR_VIEW_FN(as_strided(src.layout, ndim, shape, strides, offset,
+                         static_cast<int64_t>(src.storage->nbytes / tsr_dtype_size(src.dtype))));
+}
+
+#undef TSR_VIEW_FN
+
+tsr_status tsr_reshape(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    const tsr_tensor& src = require(t, "tensor");
+    if (ndim < 0 || ndim > TSR_MAX_DIMS)
+      fail(TSR_ERR_INVALID_ARGUMENT, "ndim " + std::to_string(ndim) + " is outside [0, " + std::to_string(TSR_MAX_DIMS) + "]");
+    int64_t sizes[TSR_MAX_DIMS];
+    if (ndim > 0) std::memcpy(sizes, &require(shape, "shape"), sizeof(int64_t) * static_cast<size_t>(ndim));
+    infer_size(src.layout.numel(), ndim, sizes);
+    if (view_strides(src.layout, ndim, sizes)) {
+      hand_out(make_view(src, view(src.layout, ndim, sizes)), out);
+      return;
+    }
+    TensorRef c = contiguous(borrow(t, "tensor"));
+    hand_out(make_view(*c, view(c->layout, ndim, sizes)), out);
+  });
+}
+
+tsr_status tsr_flatten(tsr_tensor* t, int32_t start_dim, int32_t end_dim, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    const tsr_tensor& src = require(t, "tensor");
+    if (auto l = flatten(src.layout, start_dim, end_dim)) {
+      hand_out(make_view(src, *l), out);
+      return;
+    }
+    TensorRef c = contiguous(borrow(t, "tensor"));
+    hand_out(make_view(*c, *flatten(c->layout, start_dim, end_dim)), out);
+  });
+}
+
+// ---- copies -------------------------------------------------------------------
+
+tsr_status tsr_contiguous(tsr_tensor* t, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(contiguous(borrow(t, "tensor")), out);
+  });
+}
+
+tsr_status tsr_clone(tsr_tensor* t, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(clone(require(t, "tensor")), out);
+  });
+}
+
+tsr_status tsr_to(tsr_tensor* t, tsr_dtype dtype, tsr_device device, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(to(borrow(t, "tensor"), dtype, device), out);
+  });
+}
+
+tsr_status tsr_to_dtype(tsr_tensor* t, tsr_dtype dtype, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    TensorRef ref = borrow(t, "tensor");
+    hand_out(to(ref, dtype, ref->device), out);
+  });
+}
+
+tsr_status tsr_to_device(tsr_tensor* t, tsr_device device, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    TensorRef ref = borrow(t, "tensor");
+    hand_out(to(ref, ref->dtype, device), out);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,131 @@
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "error.hpp"
+#include "ops.hpp"
+#include "shape.hpp"
+
+namespace tessera::rt {
+
+namespace {
+
+bool same_device(tsr_device a, tsr_device b) { return a.type == b.type && a.index == b.index; }
+
+bool same_layout(const Layout& a, const Layout& b) {
+  if (a.ndim != b.ndim || a.offset != b.offset) return false;
+  for (int32_t i = 0; i < a.ndim; ++i)
+    if (a.shape[static_cast<size_t>(i)] != b.shape[static_cast<size_t>(i)] ||
+        a.strides[static_cast<size_t>(i)] != b.strides[static_cast<size_t>(i)])
+      return false;
+  return true;
+}
+
+// The address range of the bytes used by a view, to detect overlap.
+void byte_span(const tsr_tensor& t, const char*& lo, const char*& hi) {
+  size_t elem = tsr_dtype_size(t.dtype);
+  lo = static_cast<const char*>(t.storage->data) + static_cast<size_t>(t.layout.offset) * elem;
+  hi = lo + static_cast<size_t>(storage_extent(t.layout) - t.layout.offset) * elem;
+}
+
+// Copies `src` (row-major contiguous, on its own device) into a new
+// row-major tensor of the same dtype on `device`, through host memory when
+// the two devices belong to different plugins.
+TensorRef transfer_contiguous(const tsr_tensor& src, tsr_device device) {
+  tsr_runtime& rt = *src.rt;
+  TensorRef out = make_tensor(rt, contiguous_layout(src.layout.ndim, src.layout.shape.data()), src.dtype, device);
+  size_t elem = tsr_dtype_size(src.dtype);
+  size_t nbytes = static_cast<size_t>(src.layout.numel()) * elem;
+  if (nbytes == 0) return out;
+  const DeviceType& from = *src.storage->device_type;
+  const DeviceType& to_type = *out->storage->device_type;
+  const char* src_ptr = static_cast<const char*>(src.storage->data) + static_cast<size_t>(src.layout.offset) * elem;
+  void* dst_ptr = out->storage->data;
+  tsr_status st;
+  if (&from == &to_type) {
+    st = from.iface->copy_device_to_device(from.ctx, device.index, dst_ptr, src.device.index, src_ptr, nbytes, nullptr);
+  } else if (from.host_accessible(src.device.index)) {
+    st = to_type.iface->copy_host_to_device(to_type.ctx, device.index, dst_ptr, src_ptr, nbytes, nullptr);
+  } else if (to_type.host_accessible(device.index)) {
+    st = from.iface->copy_device_to_host(from.ctx, src.device.index, dst_ptr, src_ptr, nbytes, nullptr);
+  } else {
+    std::vector<char> staging(nbytes);
+    st = from.iface->copy_device_to_host(from.ctx, src.device.index, staging.data(), src_ptr, nbytes, nullptr);
+    if (st == TSR_OK)
+      st = to_type.iface->copy_host_to_device(to_type.ctx, device.index, dst_ptr, staging.data(), nbytes, nullptr);
+  }
+  if (st != TSR_OK)
+    fail(st, "copy from " + rt.registry.device_name(src.device) + " to " + rt.registry.device_name(device) +
+                 " failed: " + last_error_message());
+  return out;
+}
+
+}  // namespace
+
+void copy_into(const tsr_tensor& dst, const tsr_tensor& src) {
+  check_no_internal_overlap(dst);
+  Layout src_layout = broadcast_to(src.layout, dst.layout.ndim, dst.layout.shape.data());
+  if (dst.layout.numel() == 0) return;
+  TensorRef staged;
+  const tsr_tensor* from = &src;
+  if (!same_device(src.device, dst.device)) {
+    // Move the (smaller, unbroadcast) source to dst's device first.
+    TensorRef c = contiguous(TensorRef::share(const_cast<tsr_tensor*>(&src)));
+    staged = transfer_contiguous(*c, dst.device);
+    from = staged.get();
+    src_layout = broadcast_to(staged->layout, dst.layout.ndim, dst.layout.shape.data());
+  } else if (src.storage == dst.storage && !same_layout(src_layout, dst.layout)) {
+    // A partial overlap would read elements already overwritten: copy first.
+    const char *slo, *shi, *dlo, *dhi;
+    byte_span(src, slo, shi);
+    byte_span(dst, dlo, dhi);
+    if (slo < dhi && dlo < shi) {
+      staged = clone(src);
+      from = staged.get();
+      src_layout = broadcast_to(staged->layout, dst.layout.ndim, dst.layout.shape.data());
+    }
+  }
+  tsr_tensor_desc in, out;
+  fill_desc(*from, src_layout, in);
+  fill_desc(dst, out);
+  launch(*dst.rt, dst.device, TSR_OP_COPY, dst.dtype, {&in}, out);
+}
+
+TensorRef contiguous(const TensorRef& t) {
+  if (is_contiguous(t->layout)) return t;
+  TensorRef out = make_tensor(*t->rt, contiguous_layout(t->layout.ndim, t->layout.shape.data()), t->dtype, t->device);
+  copy_into(*out, *t);
+  return out;
+}
+
+TensorRef clone(const tsr_tensor& t) {
+  TensorRef out = make_tensor(*t.rt, dense_like(t.layout), t.dtype, t.device);
+  copy_into(*out, t);
+  return out;
+}
+
+TensorRef to(const TensorRef& t, int32_t dtype, tsr_device device) {
+  if (dtype < 0 || dtype >= TSR_DTYPE_COUNT) fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype " + std::to_string(dtype));
+  t->rt->registry.require_device(device);
+  if (t->dtype == dtype && same_device(t->device, device)) return t;
+  TensorRef out = make_tensor(*t->rt, dense_like(t->layout), dtype, device);
+  copy_into(*out, *t);
+  return out;
+}
+
+void read_to_host(const tsr_tensor& t, void* dst, size_t nbytes) {
+  size_t elem = tsr_dtype_size(t.dtype);
+  size_t need = static_cast<size_t>(t.layout.numel()) * elem;
+  if (nbytes < need)
+    fail(TSR_ERR_INVALID_ARGUMENT, "destination holds " + std::to_string(nbytes) + " bytes; the tensor needs " +
+                                       std::to_string(need));
+  if (need == 0) return;
+  if (dst == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "destination is NULL");
+  TensorRef c = contiguous(TensorRef::share(const_cast<tsr_tensor*>(&t)));
+  const DeviceType& type = *c->storage->device_type;
+  const char* src = static_cast<const char*>(c->storage->data) + static_cast<size_t>(c->layout.offset) * elem;
+  tsr_status st = type.iface->copy_device_to_host(type.ctx, c->device.index, dst, src, need, nullptr);
+  if (st != TSR_OK) fail(st, std::string("copy to host failed: ") + last_error_message());
+}
+
+}  // namespace tessera::rt

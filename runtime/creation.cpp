@@ -1,0 +1,127 @@
+#include <cmath>
+#include <string>
+
+#include "error.hpp"
+#include "ops.hpp"
+#include "shape.hpp"
+
+namespace tessera::rt {
+
+namespace {
+void check_dtype(int32_t dtype) {
+  if (dtype < 0 || dtype >= TSR_DTYPE_COUNT) fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype " + std::to_string(dtype));
+}
+
+double scalar_value(const tsr_scalar& s) { return s.kind == TSR_SCALAR_FLOAT ? s.f : static_cast<double>(s.i); }
+}  // namespace
+
+int32_t scalar_dtype(const tsr_scalar& s) {
+  switch (s.kind) {
+    case TSR_SCALAR_FLOAT: return TSR_FLOAT32;
+    case TSR_SCALAR_INT: return TSR_INT64;
+    case TSR_SCALAR_BOOL: return TSR_BOOL;
+    default: fail(TSR_ERR_INVALID_ARGUMENT, "invalid scalar kind " + std::to_string(s.kind));
+  }
+}
+
+TensorRef empty(tsr_runtime& rt, int32_t ndim, const int64_t* shape, int32_t dtype, tsr_device device) {
+  check_dtype(dtype);
+  if (ndim > 0 && shape == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "shape is NULL but ndim is " + std::to_string(ndim));
+  return make_tensor(rt, contiguous_layout(ndim, shape), dtype, device);
+}
+
+void fill(const tsr_tensor& t, tsr_scalar value) {
+  check_no_internal_overlap(t);
+  if (t.layout.numel() == 0) return;
+  tsr_tensor_desc out;
+  fill_desc(t, out);
+  launch(*t.rt, t.device, TSR_OP_FILL, t.dtype, {}, out, {.scalars = {&value, 1}});
+}
+
+TensorRef full(tsr_runtime& rt, int32_t ndim, const int64_t* shape, tsr_scalar value, int32_t dtype,
+               tsr_device device) {
+  if (dtype == TSR_DTYPE_UNDEFINED) dtype = scalar_dtype(value);
+  TensorRef t = empty(rt, ndim, shape, dtype, device);
+  fill(*t, value);
+  return t;
+}
+
+TensorRef arange(tsr_runtime& rt, tsr_scalar start, tsr_scalar end, tsr_scalar step, int32_t dtype,
+                 tsr_device device) {
+  bool all_int = start.kind != TSR_SCALAR_FLOAT && end.kind != TSR_SCALAR_FLOAT && step.kind != TSR_SCALAR_FLOAT;
+  if (dtype == TSR_DTYPE_UNDEFINED) dtype = all_int ? TSR_INT64 : TSR_FLOAT32;
+  check_dtype(dtype);
+  double s = scalar_value(start), e = scalar_value(end), d = scalar_value(step);
+  if (!std::isfinite(s) || !std::isfinite(e)) fail(TSR_ERR_INVALID_ARGUMENT, "unsupported range: " + std::to_string(s) + " -> " + std::to_string(e));
+  if (d == 0) fail(TSR_ERR_INVALID_ARGUMENT, "step must be nonzero");
+  if ((d > 0 && e < s) || (d < 0 && e > s))
+    fail(TSR_ERR_INVALID_ARGUMENT, "upper bound and larger bound inconsistent with step sign");
+  int64_t n;
+  if (all_int) {
+    // Exact for every int64: ceil((end - start) / step).
+    __int128 span = static_cast<__int128>(end.i) - start.i;
+    __int128 k = step.i > 0 ? (span + step.i - 1) / step.i : (span + step.i + 1) / step.i;
+    n = static_cast<int64_t>(k < 0 ? 0 : k);
+  } else {
+    double k = std::ceil((e - s) / d);
+    if (!(k < 9.2e18)) fail(TSR_ERR_INVALID_ARGUMENT, "arange: too many elements");
+    n = static_cast<int64_t>(k < 0 ? 0 : k);
+  }
+  TensorRef t = empty(rt, 1, &n, dtype, device);
+  if (n == 0) return t;
+  tsr_scalar scalars[2] = {start, step};
+  if (!all_int) scalars[0] = make_scalar(s), scalars[1] = make_scalar(d);
+  tsr_tensor_desc out;
+  fill_desc(*t, out);
+  launch(rt, device, TSR_OP_ARANGE, dtype, {}, out, {.scalars = scalars});
+  return t;
+}
+
+TensorRef linspace(tsr_runtime& rt, double start, double end, int64_t steps, int32_t dtype, tsr_device device) {
+  if (dtype == TSR_DTYPE_UNDEFINED) dtype = TSR_FLOAT32;
+  check_dtype(dtype);
+  if (steps < 0) fail(TSR_ERR_INVALID_ARGUMENT, "number of steps must be non-negative");
+  TensorRef t = empty(rt, 1, &steps, dtype, device);
+  if (steps == 0) return t;
+  tsr_scalar scalars[2] = {make_scalar(start), make_scalar(end)};
+  tsr_tensor_desc out;
+  fill_desc(*t, out);
+  launch(rt, device, TSR_OP_LINSPACE, dtype, {}, out, {.scalars = scalars});
+  return t;
+}
+
+// Note [Counter-based random numbers]: element i of a draw takes Philox
+// number (counter + i) of the seed, so the numbers depend only on the seed
+// and on how many numbers were drawn before — not on the device or the
+// thread count. The runtime reserves numel counters per draw.
+TensorRef random(tsr_runtime& rt, int32_t op, int32_t ndim, const int64_t* shape, int32_t dtype, tsr_device device) {
+  if (dtype == TSR_DTYPE_UNDEFINED) dtype = TSR_FLOAT32;
+  check_dtype(dtype);
+  if (!tsr_dtype_is_floating(dtype))
+    fail(TSR_ERR_TYPE, std::string(op == TSR_OP_RAND_NORMAL ? "randn" : "rand") +
+                           " expects a floating point dtype, got " + tsr_dtype_name(dtype));
+  TensorRef t = empty(rt, ndim, shape, dtype, device);
+  int64_t n = t->layout.numel();
+  if (n == 0) return t;
+  uint64_t counter = rt.rng_counter.fetch_add(static_cast<uint64_t>(n));
+  int64_t params[2] = {static_cast<int64_t>(rt.seed.load()), static_cast<int64_t>(counter)};
+  tsr_scalar scalars[2] = {make_scalar(op == TSR_OP_RAND_NORMAL ? 0.0 : 0.0), make_scalar(1.0)};
+  tsr_tensor_desc out;
+  fill_desc(*t, out);
+  launch(rt, device, op, dtype, {}, out, {.scalars = scalars, .params = params});
+  return t;
+}
+
+TensorRef from_host(tsr_runtime& rt, const void* data, int32_t ndim, const int64_t* shape, int32_t dtype,
+                    tsr_device device) {
+  TensorRef t = empty(rt, ndim, shape, dtype, device);
+  size_t nbytes = static_cast<size_t>(t->layout.numel()) * tsr_dtype_size(dtype);
+  if (nbytes == 0) return t;
+  if (data == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "host data is NULL");
+  const DeviceType& type = *t->storage->device_type;
+  tsr_status st = type.iface->copy_host_to_device(type.ctx, device.index, t->storage->data, data, nbytes, nullptr);
+  if (st != TSR_OK) fail(st, std::string("copy from host failed: ") + last_error_message());
+  return t;
+}
+
+}  // namespace tessera::rt

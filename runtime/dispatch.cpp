@@ -1,0 +1,72 @@
+#include <string>
+
+#include "error.hpp"
+#include "ops.hpp"
+#include "shape.hpp"
+
+namespace tessera::rt {
+
+namespace {
+[[noreturn]] void missing_kernel(const tsr_runtime& rt, tsr_device device, int32_t op, int32_t dtype) {
+  fail(TSR_ERR_UNSUPPORTED, std::string(tsr_op_name(op)) + ": not supported on device " +
+                                rt.registry.device_name(device) + " for dtype " + tsr_dtype_name(dtype) +
+                                "; supported on: " + rt.registry.devices_with_kernel(op, dtype));
+}
+}  // namespace
+
+void launch(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
+            std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& output,
+            const KernelParams& extra) {
+  const KernelSlot& k = rt.registry.kernel(device.type, op, key_dtype);
+  if (k.fn == nullptr) missing_kernel(rt, device, op, key_dtype);
+  tsr_kernel_args args{};
+  args.struct_size = sizeof args;
+  args.op = op;
+  args.device_index = device.index;
+  args.inputs = inputs.begin();
+  args.num_inputs = static_cast<int32_t>(inputs.size());
+  args.output = &output;
+  args.scalars = extra.scalars.data();
+  args.num_scalars = static_cast<int32_t>(extra.scalars.size());
+  args.params = extra.params.data();
+  args.num_params = static_cast<int32_t>(extra.params.size());
+  args.stream = nullptr;
+  tsr_status st = k.fn(k.ctx, &args);
+  if (st != TSR_OK) {
+    std::string why = last_error_message();
+    fail(st, std::string(tsr_op_name(op)) + " (" + tsr_dtype_name(key_dtype) + ") failed on " +
+                 rt.registry.device_name(device) + (why.empty() ? std::string() : ": " + why));
+  }
+}
+
+void check_same_device(const tsr_tensor& a, const tsr_tensor& b) {
+  if (a.device.type == b.device.type && a.device.index == b.device.index) return;
+  fail(TSR_ERR_INVALID_ARGUMENT,
+       "Expected all tensors to be on the same device, but found at least two devices, " +
+           a.rt->registry.device_name(a.device) + " and " + a.rt->registry.device_name(b.device) + "!");
+}
+
+void check_no_internal_overlap(const tsr_tensor& t) {
+  for (int32_t i = 0; i < t.layout.ndim; ++i)
+    if (t.layout.strides[static_cast<size_t>(i)] == 0 && t.layout.shape[static_cast<size_t>(i)] > 1)
+      fail(TSR_ERR_INVALID_ARGUMENT,
+           "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+           "location. Please clone() the tensor before performing the operation.");
+}
+
+tsr_scalar make_scalar(double v) {
+  tsr_scalar s{};
+  s.kind = TSR_SCALAR_FLOAT;
+  s.f = v;
+  return s;
+}
+
+tsr_scalar make_scalar_int(int64_t v) {
+  tsr_scalar s{};
+  s.kind = TSR_SCALAR_INT;
+  s.i = v;
+  s.f = static_cast<double>(v);
+  return s;
+}
+
+}  // namespace tessera::rt

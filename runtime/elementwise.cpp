@@ -1,0 +1,182 @@
+#include <array>
+#include <string>
+
+#include "error.hpp"
+#include "ops.hpp"
+#include "promotion.hpp"
+#include "shape.hpp"
+
+namespace tessera::rt {
+
+namespace {
+
+bool is_comparison(int32_t op) { return op >= TSR_OP_EQ && op <= TSR_OP_GE; }
+bool is_binary(int32_t op) { return op >= TSR_OP_ADD && op <= TSR_OP_GE; }
+bool is_unary(int32_t op) { return op >= TSR_OP_NEG && op <= TSR_OP_TANH; }
+// Unary ops whose integer inputs compute in the default float dtype.
+bool is_float_unary(int32_t op) {
+  return op == TSR_OP_EXP || op == TSR_OP_LOG || op == TSR_OP_SQRT || op == TSR_OP_SIGMOID || op == TSR_OP_TANH;
+}
+
+void check_op(int32_t op, bool ok, const char* what) {
+  if (!ok) fail(TSR_ERR_INVALID_ARGUMENT, std::string(tsr_op_name(op)) + " is not " + what);
+}
+
+// The dtype a binary op computes in, given the promoted dtype of its operands.
+int32_t compute_dtype(int32_t op, int32_t common) {
+  if (op == TSR_OP_DIV && !tsr_dtype_is_floating(common)) return TSR_FLOAT32;
+  if (op == TSR_OP_SUB && common == TSR_BOOL)
+    fail(TSR_ERR_TYPE,
+         "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+         "operator instead.");
+  return common;
+}
+
+// t itself when it already has `dtype`, else a converted copy.
+TensorRef as_dtype(const tsr_tensor& t, int32_t dtype) {
+  TensorRef ref = TensorRef::share(const_cast<tsr_tensor*>(&t));
+  if (t.dtype == dtype) return ref;
+  return to(ref, dtype, t.device);
+}
+
+// A 0-d tensor holding a scalar, in `dtype`, on `device`.
+TensorRef scalar_tensor(tsr_runtime& rt, tsr_scalar s, int32_t dtype, tsr_device device) {
+  return full(rt, 0, nullptr, s, dtype, device);
+}
+
+Operand operand_of(const tsr_tensor& t) { return Operand{t.dtype, t.layout.ndim == 0, false}; }
+Operand operand_of(const tsr_scalar& s) {
+  int32_t dtype = s.kind == TSR_SCALAR_FLOAT ? TSR_FLOAT64 : s.kind == TSR_SCALAR_INT ? TSR_INT64 : TSR_BOOL;
+  return Operand{dtype, true, true};
+}
+
+// out = a (op) b, both already in `compute`, broadcast to each other.
+TensorRef binary_in(int32_t op, const tsr_tensor& a, const tsr_tensor& b, int32_t compute) {
+  int64_t shape[TSR_MAX_DIMS];
+  int32_t ndim = broadcast_shapes(a.layout.ndim, a.layout.shape.data(), b.layout.ndim, b.layout.shape.data(), shape);
+  TensorRef ac = as_dtype(a, compute), bc = as_dtype(b, compute);
+  TensorRef out = empty(*a.rt, ndim, shape, is_comparison(op) ? TSR_BOOL : compute, a.device);
+  if (out->layout.numel() == 0) return out;
+  tsr_tensor_desc da, db, dout;
+  fill_desc(*ac, broadcast_to(ac->layout, ndim, shape), da);
+  fill_desc(*bc, broadcast_to(bc->layout, ndim, shape), db);
+  fill_desc(*out, dout);
+  launch(*a.rt, a.device, op, compute, {&da, &db}, dout);
+  return out;
+}
+
+// a = a (op) b in place, b already broadcastable to a.
+void binary_into(int32_t op, const tsr_tensor& a, const tsr_tensor& b, int32_t compute) {
+  check_no_internal_overlap(a);
+  if (!can_cast(compute, a.dtype))
+    fail(TSR_ERR_TYPE, std::string("result type ") + torch_dtype_name(compute) +
+                           " can't be cast to the desired output type " + torch_dtype_name(a.dtype));
+  Layout b_layout = broadcast_to(b.layout, a.layout.ndim, a.layout.shape.data());
+  if (a.layout.numel() == 0) return;
+  if (compute != a.dtype) {
+    TensorRef result = binary_in(op, a, b, compute);
+    copy_into(a, *result);
+    return;
+  }
+  TensorRef bc = as_dtype(b, compute);
+  if (bc->storage == a.storage) bc = clone(*bc);  // b may alias what a's writes change
+  tsr_tensor_desc da, db;
+  fill_desc(a, da);
+  fill_desc(*bc, broadcast_to(bc->layout, a.layout.ndim, a.layout.shape.data()), db);
+  (void)b_layout;
+  launch(*a.rt, a.device, op, compute, {&da, &db}, da);
+}
+
+}  // namespace
+
+TensorRef binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b) {
+  check_op(op, is_binary(op), "a binary op");
+  check_same_device(a, b);
+  std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
+  return binary_in(op, a, b, compute_dtype(op, result_type(ops)));
+}
+
+TensorRef binary_scalar(int32_t op, const tsr_tensor& a, tsr_scalar b, bool reversed) {
+  check_op(op, is_binary(op), "a binary op");
+  std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
+  int32_t compute = compute_dtype(op, result_type(ops));
+  TensorRef s = scalar_tensor(*a.rt, b, compute, a.device);
+  return reversed ? binary_in(op, *s, a, compute) : binary_in(op, a, *s, compute);
+}
+
+void binary_inplace(int32_t op, const tsr_tensor& a, const tsr_tensor& b) {
+  check_op(op, is_binary(op) && !is_comparison(op), "an in-place arithmetic op");
+  check_same_device(a, b);
+  std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
+  binary_into(op, a, b, compute_dtype(op, result_type(ops)));
+}
+
+void binary_scalar_inplace(int32_t op, const tsr_tensor& a, tsr_scalar b) {
+  check_op(op, is_binary(op) && !is_comparison(op), "an in-place arithmetic op");
+  std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
+  int32_t compute = compute_dtype(op, result_type(ops));
+  TensorRef s = scalar_tensor(*a.rt, b, compute, a.device);
+  binary_into(op, a, *s, compute);
+}
+
+namespace {
+int32_t unary_compute_dtype(int32_t op, int32_t dtype) {
+  if (op == TSR_OP_NEG && dtype == TSR_BOOL)
+    fail(TSR_ERR_TYPE,
+         "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
+         "the `~` or `logical_not()` operator instead.");
+  if (is_float_unary(op) && !tsr_dtype_is_floating(dtype)) return TSR_FLOAT32;
+  return dtype;
+}
+}  // namespace
+
+TensorRef unary(int32_t op, const tsr_tensor& a) {
+  check_op(op, is_unary(op), "a unary op");
+  int32_t compute = unary_compute_dtype(op, a.dtype);
+  TensorRef ac = as_dtype(a, compute);
+  TensorRef out = make_tensor(*a.rt, dense_like(ac->layout), compute, a.device);
+  if (out->layout.numel() == 0) return out;
+  tsr_tensor_desc din, dout;
+  fill_desc(*ac, din);
+  fill_desc(*out, dout);
+  launch(*a.rt, a.device, op, compute, {&din}, dout);
+  return out;
+}
+
+void unary_inplace(int32_t op, const tsr_tensor& a) {
+  check_op(op, is_unary(op), "a unary op");
+  check_no_internal_overlap(a);
+  int32_t compute = unary_compute_dtype(op, a.dtype);
+  if (compute != a.dtype)
+    fail(TSR_ERR_TYPE, std::string("result type ") + torch_dtype_name(compute) +
+                           " can't be cast to the desired output type " + torch_dtype_name(a.dtype));
+  if (a.layout.numel() == 0) return;
+  tsr_tensor_desc d;
+  fill_desc(a, d);
+  launch(*a.rt, a.device, op, compute, {&d}, d);
+}
+
+TensorRef where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b) {
+  check_same_device(cond, a);
+  check_same_device(a, b);
+  if (cond.dtype != TSR_BOOL)
+    fail(TSR_ERR_TYPE, std::string("where expected condition to be a boolean tensor, but got a tensor with dtype ") +
+                           torch_dtype_name(cond.dtype));
+  std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
+  int32_t compute = result_type(ops);
+  int64_t ab[TSR_MAX_DIMS], shape[TSR_MAX_DIMS];
+  int32_t nab = broadcast_shapes(a.layout.ndim, a.layout.shape.data(), b.layout.ndim, b.layout.shape.data(), ab);
+  int32_t ndim = broadcast_shapes(cond.layout.ndim, cond.layout.shape.data(), nab, ab, shape);
+  TensorRef ac = as_dtype(a, compute), bc = as_dtype(b, compute);
+  TensorRef out = empty(*a.rt, ndim, shape, compute, a.device);
+  if (out->layout.numel() == 0) return out;
+  tsr_tensor_desc dc, da, db, dout;
+  fill_desc(cond, broadcast_to(cond.layout, ndim, shape), dc);
+  fill_desc(*ac, broadcast_to(ac->layout, ndim, shape), da);
+  fill_desc(*bc, broadcast_to(bc->layout, ndim, shape), db);
+  fill_desc(*out, dout);
+  launch(*a.rt, a.device, TSR_OP_WHERE, compute, {&dc, &da, &db}, dout);
+  return out;
+}
+
+}  // namespace tessera::rt

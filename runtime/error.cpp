@@ -1,0 +1,29 @@
+#include "error.hpp"
+
+namespace tessera::rt {
+namespace {
+struct ErrorSlot {
+  tsr_status status = TSR_OK;
+  std::string message;
+};
+thread_local ErrorSlot slot;
+}  // namespace
+
+void set_last_error(tsr_status status, const char* message) noexcept {
+  slot.status = status;
+  try {
+    slot.message = message ? message : "";
+  } catch (...) {
+    slot.message.clear();
+  }
+}
+
+void clear_last_error() noexcept {
+  slot.status = TSR_OK;
+  slot.message.clear();
+}
+
+tsr_status last_error_status() noexcept { return slot.status; }
+const char* last_error_message() noexcept { return slot.message.c_str(); }
+
+}  // namespace tessera::rt

@@ -1,0 +1,29 @@
+// A tensor's elements copied to host memory in row-major order: what the
+// printing and comparison functions (format.hpp, close.hpp) read. The runtime
+// fills one of these after reading a tensor back; nothing here owns memory.
+#pragma once
+
+#include <cstdint>
+
+namespace tessera::rt {
+
+struct HostTensor {
+  int32_t dtype;         // a tsr_dtype
+  int32_t ndim;          // 0 .. TSR_MAX_DIMS
+  const int64_t* shape;  // ndim sizes (may be nullptr when ndim == 0)
+  // numel elements, row-major contiguous, in dtype: float16/bfloat16 as their
+  // uint16 bits, bool as one byte holding 0 or 1.
+  const void* data;
+};
+
+int64_t host_numel(const HostTensor& t);
+
+// Element `index` (row-major) widened exactly to double; float16/bfloat16
+// through their float value. int64 values beyond 2^53 round.
+double value_as_double(int32_t dtype, const void* data, int64_t index);
+
+// Element `index` of an integral or bool dtype, exactly. For a floating
+// dtype the value is truncated toward zero (only meaningful when it fits).
+int64_t value_as_int64(int32_t dtype, const void* data, int64_t index);
+
+}  // namespace tessera::rt

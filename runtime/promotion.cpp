@@ -1,0 +1,107 @@
+#include "promotion.hpp"
+
+#include <string>
+
+#include "error.hpp"
+
+namespace tessera::rt {
+namespace {
+
+void check_dtype(int32_t dtype) {
+  if (dtype < 0 || dtype >= TSR_DTYPE_COUNT)
+    fail(TSR_ERR_INVALID_ARGUMENT, "unknown dtype " + std::to_string(dtype));
+}
+
+// c10's promoteTypes lookup table, re-indexed to Tessera's dtype numbers.
+constexpr int32_t f4 = TSR_FLOAT32, f8 = TSR_FLOAT64, f2 = TSR_FLOAT16, bf = TSR_BFLOAT16, i1 = TSR_INT8,
+                  u1 = TSR_UINT8, i2 = TSR_INT16, i4 = TSR_INT32, i8 = TSR_INT64, b1 = TSR_BOOL;
+constexpr int32_t kPromote[TSR_DTYPE_COUNT][TSR_DTYPE_COUNT] = {
+    /*          f4  f8  f2  bf  i1  u1  i2  i4  i8  b1 */
+    /* f4 */ {f4, f8, f4, f4, f4, f4, f4, f4, f4, f4},
+    /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
+    /* f2 */ {f4, f8, f2, f4, f2, f2, f2, f2, f2, f2},
+    /* bf */ {f4, f8, f4, bf, bf, bf, bf, bf, bf, bf},
+    /* i1 */ {f4, f8, f2, bf, i1, i2, i2, i4, i8, i1},
+    /* u1 */ {f4, f8, f2, bf, i2, u1, i2, i4, i8, u1},
+    /* i2 */ {f4, f8, f2, bf, i2, i2, i2, i4, i8, i2},
+    /* i4 */ {f4, f8, f2, bf, i4, i4, i4, i4, i8, i4},
+    /* i8 */ {f4, f8, f2, bf, i8, i8, i8, i8, i8, i8},
+    /* b1 */ {f4, f8, f2, bf, i1, u1, i2, i4, i8, b1},
+};
+
+constexpr int32_t kUndefined = TSR_DTYPE_UNDEFINED;
+
+// ATen's promote_skip_undefined: an empty priority class contributes nothing.
+int32_t promote_skip_undefined(int32_t a, int32_t b) {
+  if (a == kUndefined) return b;
+  if (b == kUndefined) return a;
+  return kPromote[a][b];
+}
+
+// ATen's combine_categories: the higher-priority class wins unless the lower
+// one brings a higher category (floating over integral, anything over bool).
+int32_t combine_categories(int32_t higher, int32_t lower) {
+  if (higher != kUndefined && tsr_dtype_is_floating(higher)) return higher;
+  if (higher == TSR_BOOL || (lower != kUndefined && tsr_dtype_is_floating(lower)))
+    return promote_skip_undefined(higher, lower);
+  return higher != kUndefined ? higher : lower;
+}
+
+}  // namespace
+
+int32_t promote_types(int32_t a, int32_t b) {
+  check_dtype(a);
+  check_dtype(b);
+  return kPromote[a][b];
+}
+
+Category category(int32_t dtype) {
+  check_dtype(dtype);
+  if (dtype == TSR_BOOL) return Category::Bool;
+  return tsr_dtype_is_floating(dtype) ? Category::Floating : Category::Integral;
+}
+
+int32_t result_type(std::span<const Operand> ops) {
+  if (ops.empty()) fail(TSR_ERR_INVALID_ARGUMENT, "result_type needs at least one operand");
+  int32_t dim_result = kUndefined, zero_result = kUndefined, wrapped_result = kUndefined;
+  for (const Operand& op : ops) {
+    check_dtype(op.dtype);
+    if (op.is_python_scalar) {
+      // A Python float is read as the default dtype, so it cannot raise the
+      // precision of a floating tensor.
+      const int32_t dtype = tsr_dtype_is_floating(op.dtype) ? TSR_FLOAT32 : op.dtype;
+      wrapped_result = promote_skip_undefined(wrapped_result, dtype);
+    } else if (op.is_zero_dim) {
+      zero_result = promote_skip_undefined(zero_result, op.dtype);
+    } else {
+      dim_result = promote_skip_undefined(dim_result, op.dtype);
+    }
+  }
+  return combine_categories(dim_result, combine_categories(zero_result, wrapped_result));
+}
+
+bool can_cast(int32_t from, int32_t to) {
+  check_dtype(from);
+  check_dtype(to);
+  if (tsr_dtype_is_floating(from) && tsr_dtype_is_integral(to)) return false;
+  if (from != TSR_BOOL && to == TSR_BOOL) return false;
+  return true;
+}
+
+const char* torch_dtype_name(int32_t dtype) {
+  switch (dtype) {
+    case TSR_FLOAT32: return "Float";
+    case TSR_FLOAT64: return "Double";
+    case TSR_FLOAT16: return "Half";
+    case TSR_BFLOAT16: return "BFloat16";
+    case TSR_INT8: return "Char";
+    case TSR_UINT8: return "Byte";
+    case TSR_INT16: return "Short";
+    case TSR_INT32: return "Int";
+    case TSR_INT64: return "Long";
+    case TSR_BOOL: return "Bool";
+    default: return "Undefined";
+  }
+}
+
+}  // namespace tessera::rt

@@ -1,0 +1,78 @@
+#include <string>
+
+#include "error.hpp"
+#include "ops.hpp"
+#include "promotion.hpp"
+#include "shape.hpp"
+
+namespace tessera::rt {
+
+namespace {
+int32_t reduced_dtype(int32_t op, int32_t dtype) {
+  switch (op) {
+    case TSR_OP_SUM: return tsr_dtype_is_floating(dtype) ? dtype : TSR_INT64;
+    case TSR_OP_MEAN:
+      if (!tsr_dtype_is_floating(dtype))
+        fail(TSR_ERR_TYPE,
+             std::string("mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                         "complex dtype. Got: ") + torch_dtype_name(dtype));
+      return dtype;
+    case TSR_OP_ARGMAX: return TSR_INT64;
+    case TSR_OP_MAX:
+    case TSR_OP_MIN: return dtype;
+    default: fail(TSR_ERR_INVALID_ARGUMENT, std::string(tsr_op_name(op)) + " is not a reduction");
+  }
+}
+}  // namespace
+
+TensorRef reduce(int32_t op, const tsr_tensor& t, int32_t num_dims, const int32_t* dims, bool keepdim) {
+  int32_t out_dtype = reduced_dtype(op, t.dtype);
+  const Layout& in = t.layout;
+  bool all = num_dims == 0 || dims == nullptr;
+  if (num_dims < 0) fail(TSR_ERR_INVALID_ARGUMENT, "num_dims must be >= 0");
+  if (op == TSR_OP_ARGMAX && num_dims > 1) fail(TSR_ERR_INVALID_ARGUMENT, "argmax accepts at most one dim");
+  bool reduced[TSR_MAX_DIMS] = {};
+  for (int32_t i = 0; !all && i < num_dims; ++i) {
+    int32_t d = wrap_dim(dims[i], in.ndim);
+    if (in.ndim == 0) continue;
+    if (reduced[d]) fail(TSR_ERR_INVALID_ARGUMENT, "dim " + std::to_string(d) + " appears multiple times in the list of dims");
+    reduced[d] = true;
+  }
+  for (int32_t d = 0; all && d < in.ndim; ++d) reduced[d] = true;
+
+  const char* name = tsr_op_name(op);
+  if (op == TSR_OP_MAX || op == TSR_OP_MIN || op == TSR_OP_ARGMAX) {
+    if (all && in.numel() == 0)
+      fail(TSR_ERR_INDEX, std::string(name) + "(): Expected reduction dim to be specified for input.numel() == 0. "
+                                             "Specify the reduction dim with the 'dim' argument.");
+    for (int32_t d = 0; d < in.ndim; ++d)
+      if (reduced[d] && in.shape[static_cast<size_t>(d)] == 0)
+        fail(TSR_ERR_INDEX, std::string(name) + "(): Expected reduction dim " + std::to_string(d) +
+                                " to have non-zero size.");
+  }
+
+  // The kernel writes the keepdim form; other forms are views of it.
+  int64_t keep_shape[TSR_MAX_DIMS];
+  for (int32_t d = 0; d < in.ndim; ++d) keep_shape[d] = reduced[d] ? 1 : in.shape[static_cast<size_t>(d)];
+  TensorRef out = empty(*t.rt, in.ndim, keep_shape, out_dtype, t.device);
+  if (out->layout.numel() > 0) {
+    int64_t params[2] = {all ? 1 : 0, 0};
+    for (int32_t d = 0; d < in.ndim; ++d)
+      if (reduced[d]) params[1] = d;
+    tsr_tensor_desc din, dout;
+    fill_desc(t, din);
+    fill_desc(*out, dout);
+    launch(*t.rt, t.device, op, t.dtype, {&din}, dout, {.params = params});
+  }
+  if (keepdim && !(op == TSR_OP_ARGMAX && all)) return out;
+  int64_t shape[TSR_MAX_DIMS];
+  int32_t ndim = 0;
+  for (int32_t d = 0; d < in.ndim; ++d)
+    if (!reduced[d]) shape[ndim++] = in.shape[static_cast<size_t>(d)];
+  if (op == TSR_OP_ARGMAX && all && keepdim) {  // PyTorch: argmax(keepdim=True) without a dim keeps all dims as 1
+    return out;
+  }
+  return make_view(*out, view(out->layout, ndim, shape));
+}
+
+}  // namespace tessera::rt

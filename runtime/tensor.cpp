@@ -1,0 +1,96 @@
+#include "tensor.hpp"
+
+#include <string>
+
+#include "error.hpp"
+#include "shape.hpp"
+
+namespace tessera::rt {
+
+void Storage::release() noexcept {
+  if (refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (external) {
+    if (deleter) deleter(deleter_ctx, data);
+  } else if (data != nullptr) {
+    device_type->iface->deallocate(device_type->ctx, device.index, data, nbytes);
+  }
+  rt->live_storages.fetch_sub(1, std::memory_order_relaxed);
+  delete this;
+}
+
+Storage* allocate_storage(tsr_runtime& rt, tsr_device device, size_t nbytes) {
+  const DeviceType& type = rt.registry.require_device(device);
+  void* data = nullptr;
+  if (nbytes > 0) {
+    tsr_status st = type.iface->allocate(type.ctx, device.index, nbytes, &data);
+    if (st != TSR_OK || data == nullptr) {
+      std::string why = last_error_message();
+      fail(st == TSR_OK ? TSR_ERR_OUT_OF_MEMORY : st,
+           "allocating " + std::to_string(nbytes) + " bytes on " + rt.registry.device_name(device) +
+               " failed" + (why.empty() ? std::string() : ": " + why));
+    }
+  }
+  auto* s = new Storage;
+  s->rt = &rt;
+  s->device_type = &type;
+  s->device = device;
+  s->data = data;
+  s->nbytes = nbytes;
+  rt.live_storages.fetch_add(1, std::memory_order_relaxed);
+  return s;
+}
+
+void TensorRef::reset() noexcept {
+  if (t_ == nullptr) return;
+  if (t_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    t_->rt->live_tensors.fetch_sub(1, std::memory_order_relaxed);
+    t_->storage->release();
+    delete t_;
+  }
+  t_ = nullptr;
+}
+
+TensorRef make_view(const tsr_tensor& t, const Layout& layout) {
+  auto* v = new tsr_tensor;
+  v->rt = t.rt;
+  v->storage = t.storage;
+  v->storage->retain();
+  v->layout = layout;
+  v->dtype = t.dtype;
+  v->device = t.device;
+  t.rt->live_tensors.fetch_add(1, std::memory_order_relaxed);
+  return TensorRef(v);
+}
+
+TensorRef make_tensor(tsr_runtime& rt, const Layout& layout, int32_t dtype, tsr_device device) {
+  size_t elem = tsr_dtype_size(dtype);
+  if (elem == 0) fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype " + std::to_string(dtype));
+  checked_numel(layout.ndim, layout.shape.data(), elem);
+  int64_t extent = storage_extent(layout);
+  Storage* s = allocate_storage(rt, device, static_cast<size_t>(extent) * elem);
+  auto* t = new tsr_tensor;
+  t->rt = &rt;
+  t->storage = s;
+  t->layout = layout;
+  t->dtype = dtype;
+  t->device = device;
+  rt.live_tensors.fetch_add(1, std::memory_order_relaxed);
+  return TensorRef(t);
+}
+
+void fill_desc(const tsr_tensor& t, const Layout& layout, tsr_tensor_desc& desc) noexcept {
+  desc.struct_size = sizeof desc;
+  desc.data = t.storage->data;
+  desc.offset = layout.offset;
+  desc.ndim = layout.ndim;
+  desc.dtype = t.dtype;
+  desc.device = t.device;
+  for (int32_t i = 0; i < layout.ndim; ++i) {
+    desc.shape[i] = layout.shape[static_cast<size_t>(i)];
+    desc.strides[i] = layout.strides[static_cast<size_t>(i)];
+  }
+}
+
+void fill_desc(const tsr_tensor& t, tsr_tensor_desc& desc) noexcept { fill_desc(t, t.layout, desc); }
+
+}  // namespace tessera::rt

@@ -1,0 +1,95 @@
+// Storages and tensors (the C API's tsr_tensor).
+//
+// Note [Storage and views]
+//   A Storage is one allocation on one device, reference counted; every view
+//   (tsr_tensor) holds one reference. The bytes are owned by the plugin that
+//   allocated them (freed through its deallocate) or, for external memory, by
+//   a deleter that runs exactly once when the last reference goes. A
+//   tsr_tensor is an immutable record — layout, dtype, device — over a
+//   storage; a "view" is a new record over the same storage.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include "layout.hpp"
+#include "registry.hpp"
+#include "runtime.hpp"
+#include "tessera/tessera.h"
+
+namespace tessera::rt {
+
+struct Storage {
+  std::atomic<int64_t> refs{1};
+  tsr_runtime* rt = nullptr;
+  const DeviceType* device_type = nullptr;
+  tsr_device device{};
+  void* data = nullptr;
+  size_t nbytes = 0;
+  tsr_deleter_fn deleter = nullptr;  // external memory when set or when external
+  void* deleter_ctx = nullptr;
+  bool external = false;
+
+  void retain() noexcept { refs.fetch_add(1, std::memory_order_relaxed); }
+  void release() noexcept;
+};
+
+// Allocates nbytes on a device through its plugin (throws on failure).
+Storage* allocate_storage(tsr_runtime& rt, tsr_device device, size_t nbytes);
+
+}  // namespace tessera::rt
+
+struct tsr_tensor {
+  std::atomic<int64_t> refs{1};
+  tsr_runtime* rt = nullptr;
+  tessera::rt::Storage* storage = nullptr;
+  tessera::rt::Layout layout;
+  int32_t dtype = TSR_FLOAT32;
+  tsr_device device{};
+};
+
+namespace tessera::rt {
+
+// An owning reference to a tsr_tensor, for code inside the runtime.
+class TensorRef {
+ public:
+  TensorRef() = default;
+  explicit TensorRef(tsr_tensor* adopt) noexcept : t_(adopt) {}
+  TensorRef(const TensorRef& o) noexcept : t_(o.t_) { retain(); }
+  TensorRef(TensorRef&& o) noexcept : t_(std::exchange(o.t_, nullptr)) {}
+  TensorRef& operator=(TensorRef o) noexcept {
+    std::swap(t_, o.t_);
+    return *this;
+  }
+  ~TensorRef() { reset(); }
+  static TensorRef share(tsr_tensor* t) noexcept {
+    TensorRef r(t);
+    r.retain();
+    return r;
+  }
+  void reset() noexcept;
+  tsr_tensor* get() const noexcept { return t_; }
+  tsr_tensor* operator->() const noexcept { return t_; }
+  tsr_tensor& operator*() const noexcept { return *t_; }
+  explicit operator bool() const noexcept { return t_ != nullptr; }
+  tsr_tensor* release() noexcept { return std::exchange(t_, nullptr); }
+
+ private:
+  void retain() noexcept {
+    if (t_) t_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  tsr_tensor* t_ = nullptr;
+};
+
+// A new view record over t's storage.
+TensorRef make_view(const tsr_tensor& t, const Layout& layout);
+// A new tensor with fresh, uninitialised memory and the given layout rules:
+// row-major when `layout` is null.
+TensorRef make_tensor(tsr_runtime& rt, const Layout& layout, int32_t dtype, tsr_device device);
+// The descriptor a kernel reads.
+void fill_desc(const tsr_tensor& t, tsr_tensor_desc& desc) noexcept;
+void fill_desc(const tsr_tensor& t, const Layout& layout, tsr_tensor_desc& desc) noexcept;
+
+}  // namespace tessera::rt

@@ -1,0 +1,15 @@
+/* bad_tiny_struct.so: claims its tsr_plugin_api is 4 bytes long. */
+#include "test_plugin_common.h"
+
+static tsr_device_iface device;
+static tsr_kernel_table kernels;
+static tsr_plugin_api api;
+
+TSR_PLUGIN_EXPORT tsr_status tsr_plugin_init(const tsr_plugin_init_args* args, const tsr_plugin_api** out) {
+  device = test_device_iface();
+  kernels.struct_size = TSR_KERNEL_TABLE_STRUCT_SIZE;
+  api = test_api(test_static_ctx(args), &device, &kernels);
+  api.struct_size = 4;
+  *out = &api;
+  return TSR_OK;
+}

@@ -1,0 +1,197 @@
+"""Random broadcasting arithmetic across dtypes, on Tessera and on PyTorch
+1.13 side by side: result dtype, shape and values must agree, with tensors,
+0-dim tensors and Python scalars on either side, in-place forms included,
+and a call must raise (the same type) exactly when PyTorch's does."""
+import operator
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+import tessera
+
+torch = pytest.importorskip("torch", reason="PyTorch is not importable; the differential tests need it")
+
+CASES = 600
+DTYPES = ["float32", "float64", "float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64", "bool"]
+OPS = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "maximum": lambda lib: lib.maximum, "minimum": lambda lib: lib.minimum,
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}
+INPLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv}
+# Result tolerances by dtype: one rounding of the result apart at most.
+TOL = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 2e-6, "float64": 1e-12}
+
+
+def _broadcast_pair(rng):
+    out = [rng.randint(1, 4) for _ in range(rng.randint(0, 3))]
+    a = [s if rng.random() < 0.6 else 1 for s in out]
+    b = [s if rng.random() < 0.6 else 1 for s in out]
+    a = a[rng.randint(0, len(a)):] if rng.random() < 0.3 else a
+    b = b[rng.randint(0, len(b)):] if rng.random() < 0.3 else b
+    if rng.random() < 0.08 and a:
+        a[-1] = 5  # usually not broadcastable
+    return a, b
+
+
+def _values(rng, shape, dtype):
+    """Small values that every dtype holds exactly, so that only promotion,
+    broadcasting and the op are under test."""
+    n = int(np.prod(shape)) if shape else 1
+    if dtype == "bool":
+        v = [rng.random() < 0.5 for _ in range(n)]
+    elif dtype == "uint8":
+        v = [rng.randint(0, 11) for _ in range(n)]
+    elif dtype.startswith("int"):
+        v = [rng.randint(-10, 10) for _ in range(n)]
+    else:
+        v = [rng.randint(-40, 40) / 8 for _ in range(n)]
+    return np.array(v).reshape(shape)
+
+
+def _make(lib, arr, dtype, strided):
+    t = lib.tensor(arr.tolist(), dtype=getattr(lib, dtype))
+    if strided and t.dim() >= 2:
+        # The same values through a transposed view: layouts must not matter.
+        t = t.T.contiguous().T
+    return t
+
+
+def _scalar(rng):
+    return rng.choice([rng.randint(-5, 5), rng.randint(-40, 40) / 8, rng.random() < 0.5, 2.5, -3, 0])
+
+
+def _as_numpy(t):
+    if isinstance(t, torch.Tensor):
+        if t.dtype == torch.bfloat16:
+            t = t.float()
+        return t.numpy()
+    if t.dtype is tessera.bfloat16:
+        t = t.float()
+    return t.numpy()
+
+
+def _compare(ours, theirs, where):
+    assert repr(ours.dtype) == str(theirs.dtype), where
+    assert tuple(ours.shape) == tuple(theirs.shape), where
+    a, b = _as_numpy(ours), _as_numpy(theirs)
+    name = str(theirs.dtype).replace("torch.", "")
+    if name in TOL:
+        np.testing.assert_allclose(a.astype(np.float64), b.astype(np.float64), rtol=TOL[name], atol=0,
+                                   equal_nan=True, err_msg=where)
+    else:
+        assert np.array_equal(a, b), where
+
+
+def _run(fn_ours, fn_theirs, where):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            expected = fn_theirs()
+            error = None
+        except Exception as e:
+            expected, error = None, type(e)
+    if error is not None:
+        try:
+            fn_ours()
+        except error:
+            return "raised"
+        except Exception as e:
+            pytest.fail("%s: PyTorch raised %s, tessera raised %s: %s" % (where, error.__name__, type(e).__name__, e))
+        pytest.fail("%s: PyTorch raised %s, tessera did not" % (where, error.__name__))
+    _compare(fn_ours(), expected, where)
+    return "ok"
+
+
+def _case(seed):
+    rng = random.Random(seed)
+    op = rng.choice(sorted(OPS))
+    fn = OPS[op]
+    call = (lambda lib, x, y: fn(lib)(x, y)) if op in ("maximum", "minimum") else (lambda lib, x, y: fn(x, y))
+    da, db = rng.choice(DTYPES), rng.choice(DTYPES)
+    sa, sb = _broadcast_pair(rng)
+    va, vb = _values(rng, sa, da), _values(rng, sb, db)
+    strided = rng.random() < 0.3
+    form = rng.choice(["tt", "tt", "ts", "st", "inplace", "inplace_s"])
+    a_o, a_t = _make(tessera, va, da, strided), _make(torch, va, da, strided)
+    b_o, b_t = _make(tessera, vb, db, strided), _make(torch, vb, db, strided)
+    s = _scalar(rng)
+    where = "seed %d: %s %s %s(%s) %s(%s) scalar %r" % (seed, form, op, da, sa, db, sb, s)
+    if form == "tt":
+        return _run(lambda: call(tessera, a_o, b_o), lambda: call(torch, a_t, b_t), where)
+    if form == "ts":
+        return _run(lambda: call(tessera, a_o, s), lambda: call(torch, a_t, s), where)
+    if form == "st":
+        if op in ("maximum", "minimum"):
+            return "skipped"  # torch.maximum takes tensors only
+        return _run(lambda: call(tessera, s, a_o), lambda: call(torch, s, a_t), where)
+    if op not in INPLACE:
+        return "skipped"
+    ifn = INPLACE[op]
+    other_o, other_t = (b_o, b_t) if form == "inplace" else (s, s)
+    result = _run(lambda: ifn(a_o, other_o), lambda: ifn(a_t, other_t), where)
+    if result == "ok":
+        _compare(a_o, a_t, where + " (the in-place target)")
+    return result
+
+
+@pytest.mark.parametrize("seed", range(CASES))
+def test_random_broadcast_arithmetic(seed):
+    _case(seed)
+
+
+def test_cases_cover_promotion_and_errors():
+    outcomes = {}
+    for seed in range(CASES):
+        rng = random.Random(seed)
+        rng.choice(sorted(OPS))
+        outcomes.setdefault("dtypes", set()).add((rng.choice(DTYPES), rng.choice(DTYPES)))
+    assert len(outcomes["dtypes"]) > 80  # most of the 100 dtype pairs
+
+
+def test_zero_dim_tensors_promote_by_category():
+    cases = [("int32", [1, 2], "int64", 5), ("float16", [1.5], "float64", 2.0), ("uint8", [3], "int64", -1),
+             ("int8", [3], "float32", 0.5), ("bool", [True], "int64", 2)]
+    for d1, v1, d2, v2 in cases:
+        ours = tessera.tensor(v1, dtype=getattr(tessera, d1)) + tessera.tensor(v2, dtype=getattr(tessera, d2))
+        theirs = torch.tensor(v1, dtype=getattr(torch, d1)) + torch.tensor(v2, dtype=getattr(torch, d2))
+        _compare(ours, theirs, "%s%s + 0-dim %s" % (d1, v1, d2))
+
+
+def test_matmul_and_reductions_agree():
+    rng = np.random.default_rng(3)
+    for shape_a, shape_b in [((3, 4), (4, 2)), ((4,), (4, 5)), ((2, 3, 4), (4,)), ((2, 1, 3, 4), (5, 4, 2))]:
+        a, b = rng.normal(size=shape_a), rng.normal(size=shape_b)
+        for name in ("float32", "float64"):
+            ours = tessera.tensor(a, dtype=getattr(tessera, name)) @ tessera.tensor(b, dtype=getattr(tessera, name))
+            theirs = torch.tensor(a, dtype=getattr(torch, name)) @ torch.tensor(b, dtype=getattr(torch, name))
+            assert tuple(ours.shape) == tuple(theirs.shape)
+            np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5 if name == "float32" else 1e-12,
+                                       atol=1e-5 if name == "float32" else 1e-12)
+    x = rng.normal(size=(3, 4, 5))
+    t_o, t_t = tessera.tensor(x), torch.tensor(x)
+    for dims, keep in [(None, False), (1, False), ((0, 2), True), (-1, True)]:
+        for method in ("sum", "mean"):
+            ours = getattr(t_o, method)(dims, keep) if dims is not None else getattr(t_o, method)()
+            theirs = getattr(t_t, method)(dims, keep) if dims is not None else getattr(t_t, method)()
+            _compare(ours, theirs, "%s(%s, %s)" % (method, dims, keep))
+    v_o, i_o = t_o.max(1)
+    v_t, i_t = t_t.max(1)
+    _compare(v_o, v_t, "max(1).values")
+    _compare(i_o, i_t, "max(1).indices")
+    _compare(tessera.tensor([[1, 2], [3, 4]]).sum(), torch.tensor([[1, 2], [3, 4]]).sum(), "int sum")
+    _compare(tessera.tensor([True, True, False]).sum(), torch.tensor([True, True, False]).sum(), "bool sum")
+
+
+def test_unary_functions_agree():
+    x = np.linspace(-3, 3, 13)
+    for name in ("relu", "sigmoid", "exp", "tanh", "abs", "neg"):
+        for dt in ("float32", "float64"):
+            ours = getattr(tessera, name)(tessera.tensor(x, dtype=getattr(tessera, dt)))
+            theirs = getattr(torch, name)(torch.tensor(x, dtype=getattr(torch, dt)))
+            _compare(ours, theirs, name + " " + dt)
+    ints_o, ints_t = tessera.tensor([1, 2, 3]), torch.tensor([1, 2, 3])
+    _compare(tessera.exp(ints_o), torch.exp(ints_t), "exp(int64) is float32")
+    _compare(tessera.where(ints_o > 1, ints_o, 0.5), torch.where(ints_t > 1, ints_t, 0.5), "where with a float")

@@ -1,0 +1,56 @@
+// The `tessera` command: info, demo.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+
+namespace {
+void usage(FILE* to) {
+  std::fputs(
+      "usage: tessera [--config FILE] COMMAND [options]\n"
+      "commands:\n"
+      "  info [--json]        plugins loaded (version, path), devices, plugins that failed and why;\n"
+      "                       exit status 0 when the default device is available, 1 when not,\n"
+      "                       2 when the config is invalid\n"
+      "  demo [--device DEV]  the lesson walk-through and the MLP forward on every enabled device\n"
+      "                       (or on DEV only)\n"
+      "The config is FILE, else $TESSERA_CONFIG, else the default config.\n",
+      to);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  tessera::tool::Options opts;
+  std::string command;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    bool missing = false;
+    auto value = [&](const char* name) -> std::string {
+      if (i + 1 < argc) return argv[++i];
+      std::fprintf(stderr, "tessera: %s needs a value\n", name);
+      missing = true;
+      return {};
+    };
+    if (arg == "--config") opts.config = value("--config");
+    else if (arg.rfind("--config=", 0) == 0) opts.config = arg.substr(9);
+    else if (arg == "--json") opts.json = true;
+    else if (arg == "--device") opts.device = value("--device");
+    else if (arg.rfind("--device=", 0) == 0) opts.device = arg.substr(9);
+    else if (arg == "-h" || arg == "--help") {
+      usage(stdout);
+      return 0;
+    } else if (command.empty() && !arg.empty() && arg[0] != '-') command = arg;
+    else {
+      std::fprintf(stderr, "tessera: unknown argument \"%s\"\n", arg.c_str());
+      usage(stderr);
+      return 2;
+    }
+    if (missing) return 2;
+  }
+  if (command == "info") return tessera::tool::info(opts);
+  if (command == "demo") return tessera::tool::demo(opts);
+  usage(command.empty() ? stdout : stderr);
+  return command.empty() ? 0 : 2;
+}
