@@ -28,36 +28,44 @@ void byte_span(const tsr_tensor& t, const char*& lo, const char*& hi) {
   hi = lo + static_cast<size_t>(storage_extent(t.layout) - t.layout.offset) * elem;
 }
 
-// Copies `src` (row-major contiguous, on its own device) into a new
-// row-major tensor of the same dtype on `device`, through host memory when
-// the two devices belong to different plugins.
-TensorRef transfer_contiguous(const tsr_tensor& src, tsr_device device) {
+// Moves the bytes of `src` (row-major contiguous, on its own device) into
+// `dst` (row-major contiguous, same dtype and shape, on another device):
+// directly between two devices of one plugin or when one side is host
+// memory, else through a host staging buffer. No kernel runs, so this works
+// for a plugin that implements no ops at all.
+void transfer_bytes(const tsr_tensor& src, const tsr_tensor& dst) {
   tsr_runtime& rt = *src.rt;
-  TensorRef out = make_tensor(rt, contiguous_layout(src.layout.ndim, src.layout.shape.data()), src.dtype, device);
   size_t elem = tsr_dtype_size(src.dtype);
   size_t nbytes = static_cast<size_t>(src.layout.numel()) * elem;
-  if (nbytes == 0) return out;
+  if (nbytes == 0) return;
   const DeviceType& from = *src.storage->device_type;
-  const DeviceType& to_type = *out->storage->device_type;
+  const DeviceType& to_type = *dst.storage->device_type;
   const char* src_ptr = static_cast<const char*>(src.storage->data) + static_cast<size_t>(src.layout.offset) * elem;
-  void* dst_ptr = out->storage->data;
+  char* dst_ptr = static_cast<char*>(dst.storage->data) + static_cast<size_t>(dst.layout.offset) * elem;
   tsr_status st;
   if (&from == &to_type) {
-    st = from.iface->copy_device_to_device(from.ctx, device.index, dst_ptr, src.device.index, src_ptr, nbytes, nullptr);
+    st = from.iface->copy_device_to_device(from.ctx, dst.device.index, dst_ptr, src.device.index, src_ptr, nbytes,
+                                           nullptr);
   } else if (from.host_accessible(src.device.index)) {
-    st = to_type.iface->copy_host_to_device(to_type.ctx, device.index, dst_ptr, src_ptr, nbytes, nullptr);
-  } else if (to_type.host_accessible(device.index)) {
+    st = to_type.iface->copy_host_to_device(to_type.ctx, dst.device.index, dst_ptr, src_ptr, nbytes, nullptr);
+  } else if (to_type.host_accessible(dst.device.index)) {
     st = from.iface->copy_device_to_host(from.ctx, src.device.index, dst_ptr, src_ptr, nbytes, nullptr);
   } else {
     std::vector<char> staging(nbytes);
     st = from.iface->copy_device_to_host(from.ctx, src.device.index, staging.data(), src_ptr, nbytes, nullptr);
     if (st == TSR_OK)
-      st = to_type.iface->copy_host_to_device(to_type.ctx, device.index, dst_ptr, staging.data(), nbytes, nullptr);
+      st = to_type.iface->copy_host_to_device(to_type.ctx, dst.device.index, dst_ptr, staging.data(), nbytes, nullptr);
   }
   if (st != TSR_OK)
-    fail(st, "copy from " + rt.registry.device_name(src.device) + " to " + rt.registry.device_name(device) +
+    fail(st, "copy from " + rt.registry.device_name(src.device) + " to " + rt.registry.device_name(dst.device) +
                  " failed: " + last_error_message());
-  return out;
+}
+
+bool same_shape(const Layout& a, const Layout& b) {
+  if (a.ndim != b.ndim) return false;
+  for (int32_t i = 0; i < a.ndim; ++i)
+    if (a.shape[static_cast<size_t>(i)] != b.shape[static_cast<size_t>(i)]) return false;
+  return true;
 }
 
 }  // namespace
@@ -69,9 +77,15 @@ void copy_into(const tsr_tensor& dst, const tsr_tensor& src) {
   TensorRef staged;
   const tsr_tensor* from = &src;
   if (!same_device(src.device, dst.device)) {
-    // Move the (smaller, unbroadcast) source to dst's device first.
     TensorRef c = contiguous(TensorRef::share(const_cast<tsr_tensor*>(&src)));
-    staged = transfer_contiguous(*c, dst.device);
+    if (src.dtype == dst.dtype && same_shape(src.layout, dst.layout) && is_contiguous(dst.layout)) {
+      transfer_bytes(*c, dst);  // a plain move: no kernel needed on either side
+      return;
+    }
+    // Move the (smaller, unbroadcast) source to dst's device, then let dst's
+    // COPY kernel broadcast, cast and scatter it.
+    staged = make_tensor(*dst.rt, contiguous_layout(c->layout.ndim, c->layout.shape.data()), c->dtype, dst.device);
+    transfer_bytes(*c, *staged);
     from = staged.get();
     src_layout = broadcast_to(staged->layout, dst.layout.ndim, dst.layout.shape.data());
   } else if (src.storage == dst.storage && !same_layout(src_layout, dst.layout)) {
@@ -108,7 +122,10 @@ TensorRef to(const TensorRef& t, int32_t dtype, tsr_device device) {
   if (dtype < 0 || dtype >= TSR_DTYPE_COUNT) fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype " + std::to_string(dtype));
   t->rt->registry.require_device(device);
   if (t->dtype == dtype && same_device(t->device, device)) return t;
-  TensorRef out = make_tensor(*t->rt, dense_like(t->layout), dtype, device);
+  // Across devices the result is row-major, so a plain byte move can fill it.
+  Layout layout = same_device(t->device, device) ? dense_like(t->layout)
+                                                 : contiguous_layout(t->layout.ndim, t->layout.shape.data());
+  TensorRef out = make_tensor(*t->rt, layout, dtype, device);
   copy_into(*out, *t);
   return out;
 }

@@ -31,6 +31,7 @@ TensorRef empty(tsr_runtime& rt, int32_t ndim, const int64_t* shape, int32_t dty
 }
 
 void fill(const tsr_tensor& t, tsr_scalar value) {
+  scalar_dtype(value);  // rejects an invalid kind
   check_no_internal_overlap(t);
   if (t.layout.numel() == 0) return;
   tsr_tensor_desc out;

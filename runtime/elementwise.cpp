@@ -22,13 +22,18 @@ void check_op(int32_t op, bool ok, const char* what) {
   if (!ok) fail(TSR_ERR_INVALID_ARGUMENT, std::string(tsr_op_name(op)) + " is not " + what);
 }
 
-// The dtype a binary op computes in, given the promoted dtype of its operands.
-int32_t compute_dtype(int32_t op, int32_t common) {
-  if (op == TSR_OP_DIV && !tsr_dtype_is_floating(common)) return TSR_FLOAT32;
-  if (op == TSR_OP_SUB && common == TSR_BOOL)
+// The dtype a binary op computes in, given the operands' dtypes and the
+// dtype they promote to.
+int32_t compute_dtype(int32_t op, int32_t a, int32_t b, int32_t common) {
+  if (op == TSR_OP_SUB && a == TSR_BOOL && b == TSR_BOOL)
     fail(TSR_ERR_TYPE,
          "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
          "operator instead.");
+  if (op == TSR_OP_SUB && (a == TSR_BOOL || b == TSR_BOOL))
+    fail(TSR_ERR_TYPE,
+         "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
+         "use the `~` or `logical_not()` operator instead.");
+  if (op == TSR_OP_DIV && !tsr_dtype_is_floating(common)) return TSR_FLOAT32;
   return common;
 }
 
@@ -93,13 +98,13 @@ TensorRef binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b) {
   check_op(op, is_binary(op), "a binary op");
   check_same_device(a, b);
   std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
-  return binary_in(op, a, b, compute_dtype(op, result_type(ops)));
+  return binary_in(op, a, b, compute_dtype(op, a.dtype, b.dtype, result_type(ops)));
 }
 
 TensorRef binary_scalar(int32_t op, const tsr_tensor& a, tsr_scalar b, bool reversed) {
   check_op(op, is_binary(op), "a binary op");
   std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
-  int32_t compute = compute_dtype(op, result_type(ops));
+  int32_t compute = compute_dtype(op, a.dtype, ops[1].dtype, result_type(ops));
   TensorRef s = scalar_tensor(*a.rt, b, compute, a.device);
   return reversed ? binary_in(op, *s, a, compute) : binary_in(op, a, *s, compute);
 }
@@ -108,13 +113,13 @@ void binary_inplace(int32_t op, const tsr_tensor& a, const tsr_tensor& b) {
   check_op(op, is_binary(op) && !is_comparison(op), "an in-place arithmetic op");
   check_same_device(a, b);
   std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
-  binary_into(op, a, b, compute_dtype(op, result_type(ops)));
+  binary_into(op, a, b, compute_dtype(op, a.dtype, b.dtype, result_type(ops)));
 }
 
 void binary_scalar_inplace(int32_t op, const tsr_tensor& a, tsr_scalar b) {
   check_op(op, is_binary(op) && !is_comparison(op), "an in-place arithmetic op");
   std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
-  int32_t compute = compute_dtype(op, result_type(ops));
+  int32_t compute = compute_dtype(op, a.dtype, ops[1].dtype, result_type(ops));
   TensorRef s = scalar_tensor(*a.rt, b, compute, a.device);
   binary_into(op, a, *s, compute);
 }

@@ -101,7 +101,7 @@ template <class T> void blas_matmul(Mat<const T> A, Mat<const T> B, Mat<T> C) {
     lc = blas_layout(target);
   }
   const bool cm = lc->col_major;
-  auto trans = [cm](const BlasLayout& l) { return l.col_major != cm ? CblasNoTrans : CblasTrans; };
+  auto trans = [cm](const BlasLayout& l) { return l.col_major == cm ? CblasNoTrans : CblasTrans; };
   gemm(cm ? CblasColMajor : CblasRowMajor, trans(*la), trans(*lb), static_cast<int>(C.rows), static_cast<int>(C.cols),
        static_cast<int>(A.cols), A.p, la->ld, B.p, lb->ld, target.p, lc->ld);
   if (target.p != C.p) {

@@ -339,7 +339,7 @@ void reduce_columns(Context& ctx, const ReducePlan& p, const typename R::in_t* i
         int64_t in_off, out_off, width;
         tile_origin(t, in_off, out_off, width);
         range(in + in_off, width, 0, p.count, acc);
-        for (int64_t j = 0; j < width; ++j) out[out_off + j] = R::finish(acc[j], p.count);
+        for (int64_t j = 0; j < width; ++j) out[out_off + j * so] = R::finish(acc[j], p.count);
       }
     });
     return;

@@ -287,3 +287,31 @@ def test_assert_close_passes_within_tolerance_and_names_the_failure():
     with pytest.raises(AssertionError):
         assert_close(nan, nan)
     assert_close(nan, nan, equal_nan=True)
+
+
+def test_ops_from_many_threads():
+    """Ops release the GIL in C; handles and errors are per call and per thread."""
+    import threading
+    failures = []
+
+    def work(k):
+        try:
+            base = tessera.full((64,), float(k))
+            for i in range(200):
+                r = (base + i) * 2 - base
+                if r[5].item() != k + 2 * i:
+                    failures.append((k, i, r[5].item()))
+                try:
+                    base.view(7)
+                except RuntimeError as e:
+                    if "invalid for input of size 64" not in str(e):
+                        failures.append(str(e))
+        except Exception as e:  # pragma: no cover - reported below
+            failures.append(repr(e))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []

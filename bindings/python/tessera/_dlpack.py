@@ -19,7 +19,7 @@ from ctypes import (POINTER, Structure, c_char_p, c_int32, c_int64, c_uint8, c_u
 
 from ._lib import C, DELETER_FN, Device, error, runtime
 from ._tensor import Tensor, i64_array, wrap
-from ._types import DTYPES, device_of
+from ._types import DTYPES
 
 
 class DLDevice(Structure):
@@ -194,6 +194,3 @@ def from_dlpack(ext):
     if st:
         raise error(st)  # the deleter already ran (tsr_from_external's contract)
     return wrap(out.value)
-
-
-__all__ = ["to_dlpack", "from_dlpack", "device_of"]

@@ -54,6 +54,11 @@ def _load():
 
 
 lib, library_path = _load()
+# The same library again, through PyDLL: calls that only read or write a
+# handle's record (getters, retain/release, views) keep the GIL instead of
+# releasing and re-taking it, which is a third of their cost. Calls that
+# compute or copy go through `lib` and let other threads run meanwhile.
+quick_lib = ctypes.PyDLL(library_path)
 
 # ---- the structs (ctypes mirrors of the headers) ------------------------------
 
@@ -187,13 +192,27 @@ _SIGNATURES = {
 }
 
 
+# Constant-time calls on handles: they never block, run kernels or call back
+# into Python (tsr_tensor_release may run a from_numpy deleter, which takes
+# the GIL it already holds: fine).
+_QUICK = {
+    "tsr_last_error_message", "tsr_last_error_status", "tsr_status_name", "tsr_abi_version",
+    "tsr_tensor_retain", "tsr_tensor_release", "tsr_tensor_ndim", "tsr_tensor_shape", "tsr_tensor_strides",
+    "tsr_tensor_storage_offset", "tsr_tensor_dtype", "tsr_tensor_device", "tsr_tensor_numel",
+    "tsr_tensor_element_size", "tsr_tensor_is_contiguous", "tsr_tensor_storage_data",
+    "tsr_tensor_storage_nbytes", "tsr_tensor_describe", "tsr_promote_types", "tsr_view", "tsr_transpose",
+    "tsr_t", "tsr_permute", "tsr_slice", "tsr_select", "tsr_unsqueeze", "tsr_squeeze", "tsr_squeeze_all",
+    "tsr_expand", "tsr_flatten", "tsr_as_strided",
+}
+
+
 class _Functions:
     """The C functions by their name without the tsr_ prefix (C.binary, C.slice, ...)."""
 
 
 C = _Functions()
 for _name, (_restype, _argtypes) in _SIGNATURES.items():
-    _fn = getattr(lib, _name)
+    _fn = getattr(quick_lib if _name in _QUICK else lib, _name)
     _fn.restype = _restype
     _fn.argtypes = _argtypes
     setattr(C, _name[4:], _fn)

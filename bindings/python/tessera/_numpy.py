@@ -11,7 +11,7 @@ import itertools
 from ctypes import c_void_p
 
 from ._lib import C, DELETER_FN, Device, error, runtime
-from ._tensor import Tensor, _call, i64_array, wrap
+from ._tensor import _call, i64_array, wrap
 from ._types import DTYPES, as_device, device_of
 
 # NumPy dtype name -> tessera dtype code (no bfloat16 in NumPy).
@@ -122,6 +122,3 @@ def to_numpy(t, force=False):
         "data": (base + C.tensor_storage_offset(h) * item, False),
     }
     return np.asarray(holder)
-
-
-__all__ = ["from_numpy", "to_numpy", "from_numpy_copy", "numpy_dtype_to_tessera", "Tensor"]

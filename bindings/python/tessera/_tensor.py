@@ -78,14 +78,39 @@ def i64_array(values):
     return _I64[n](*values)
 
 
+# tsr_scalar values already built, by number: making one costs more than the
+# op's Python overhead. They are never mutated, so threads may share them.
+# 0.0 is left out (it would also answer for -0.0), and the cache stops
+# growing at _SCALAR_CACHE_MAX entries.
+_float_scalars = {}
+_int_scalars = {}
+_SCALAR_CACHE_MAX = 512
+
+
+def _float_scalar(v):
+    s = _float_scalars.get(v)
+    if s is None:
+        s = Scalar(0, 0, v, 0)
+        if v and len(_float_scalars) < _SCALAR_CACHE_MAX:
+            _float_scalars[v] = s
+    return s
+
+
 def scalar(v):
     """A Python (or NumPy) number as a tsr_scalar; None when v is not one."""
     tv = type(v)
     if tv is float:
-        return Scalar(0, 0, v, 0)
+        s = _float_scalars.get(v)
+        return s if s is not None else _float_scalar(v)
     if tv is int:
+        s = _int_scalars.get(v)
+        if s is not None:
+            return s
         if _I64_MIN <= v <= _I64_MAX:
-            return Scalar(1, 0, 0.0, v)
+            s = Scalar(1, 0, 0.0, v)
+            if len(_int_scalars) < _SCALAR_CACHE_MAX:
+                _int_scalars[v] = s
+            return s
         raise RuntimeError("Overflow when unpacking long")
     if tv is bool:
         return Scalar(2, 0, 0.0, v)
@@ -260,10 +285,9 @@ class Tensor:
 
     def __del__(self):
         try:
-            h = self._h
-        except AttributeError:
-            return
-        _release(h)
+            _release(self._h)
+        except Exception:  # no handle (failed construction) or interpreter teardown
+            pass
 
     # ---- metadata ------------------------------------------------------------
 
@@ -677,7 +701,8 @@ class Tensor:
         if type(other) is Tensor:
             st = _binary(2, self._h, other._h, out)
         elif type(other) is float:
-            st = _binary_scalar(2, self._h, Scalar(0, 0, other, 0), 0, out)
+            sc = _float_scalars.get(other)
+            st = _binary_scalar(2, self._h, sc if sc is not None else _float_scalar(other), 0, out)
         else:
             return _binop(2, self, other)
         if st:
@@ -691,7 +716,8 @@ class Tensor:
         if type(other) is Tensor:
             st = _binary(4, self._h, other._h, out)
         elif type(other) is float:
-            st = _binary_scalar(4, self._h, Scalar(0, 0, other, 0), 0, out)
+            sc = _float_scalars.get(other)
+            st = _binary_scalar(4, self._h, sc if sc is not None else _float_scalar(other), 0, out)
         else:
             return _binop(4, self, other)
         if st:
@@ -874,21 +900,36 @@ class Tensor:
             return self.maximum(dim)
         if dim is None:
             return self._reduce(26, None, False)
-        return _MaxResult((self._reduce(26, dim, keepdim), self._reduce(28, dim, keepdim)))
+        # bool has no argmax kernel (PyTorch neither) but max(dim) has indices.
+        key = self._cast(DTYPES[5]) if _dtype(self._h) == 9 else self
+        return _MaxResult((self._reduce(26, dim, keepdim), key._reduce(28, dim, keepdim)))
 
     def min(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
             return self.minimum(dim)
         if dim is None:
             return self._reduce(27, None, False)
-        # The index of the smallest is the index of the largest negation.
-        return _MinResult((self._reduce(27, dim, keepdim), (-self)._reduce(28, dim, keepdim)))
+        return _MinResult((self._reduce(27, dim, keepdim), self._reversed()._reduce(28, dim, keepdim)))
 
     def argmax(self, dim=None, keepdim=False):
         return self._reduce(28, dim, keepdim)
 
     def argmin(self, dim=None, keepdim=False):
-        return (-self)._reduce(28, dim, keepdim)
+        if _dtype(self._h) == 9:
+            raise RuntimeError("argmin: not supported for dtype bool")
+        return self._reversed()._reduce(28, dim, keepdim)
+
+    def _reversed(self):
+        """A tensor whose order is this one's reversed, without overflow, so
+        that the argmax of it is the argmin of this (ties: the first)."""
+        code = _dtype(self._h)
+        if code == 9:
+            return 1 - self._cast(DTYPES[5])
+        if code == 5:
+            return 255 - self
+        if code in (4, 6, 7, 8):
+            return -1 - self  # ~x: maps [min, max] onto [max, min] exactly
+        return -self
 
 
 def _nest(flat, shape):
@@ -1043,6 +1084,3 @@ def _bad_index(k):
                 "list, an array or a tensor of indices or a mask is not supported")
     return ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
             "indices (got %s)" % type(k).__name__)
-
-
-from . import _creation  # noqa: E402,F401  (circular: _creation needs Tensor)
