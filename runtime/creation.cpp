@@ -30,12 +30,70 @@ TensorRef empty(tsr_runtime& rt, int32_t ndim, const int64_t* shape, int32_t dty
   return make_tensor(rt, contiguous_layout(ndim, shape), dtype, device);
 }
 
+// PyTorch refuses a fill value the dtype cannot hold ("value cannot be
+// converted to type int8_t without overflow"); floats truncate into ints.
+// The C++ type names PyTorch's messages use.
+static const char* c10_type_name(int32_t dtype) {
+  switch (dtype) {
+    case TSR_INT8: return "int8_t";
+    case TSR_UINT8: return "uint8_t";
+    case TSR_INT16: return "int16_t";
+    case TSR_INT32: return "int";
+    case TSR_INT64: return "int64_t";
+    case TSR_FLOAT16: return "at::Half";
+    case TSR_BFLOAT16: return "at::BFloat16";
+    case TSR_FLOAT32: return "float";
+    default: return tsr_dtype_name(dtype);
+  }
+}
+
+static void check_fits(const tsr_scalar& value, int32_t dtype) {
+  if (dtype == TSR_BOOL) return;
+  double lo = 0, hi = 0;
+  switch (dtype) {
+    case TSR_INT8: lo = -128.0, hi = 127.0; break;
+    case TSR_UINT8: lo = -255.0, hi = 255.0; break;  // c10 lets -1 wrap to 255
+    case TSR_INT16: lo = -32768.0, hi = 32767.0; break;
+    case TSR_INT32: lo = -2147483648.0, hi = 2147483647.0; break;
+    case TSR_INT64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
+    case TSR_FLOAT16: lo = -65504.0, hi = 65504.0; break;
+    case TSR_BFLOAT16: lo = -3.3895313892515355e+38, hi = 3.3895313892515355e+38; break;
+    case TSR_FLOAT32: lo = -3.4028234663852886e+38, hi = 3.4028234663852886e+38; break;
+    default: return;
+  }
+  bool ok;
+  if (value.kind == TSR_SCALAR_FLOAT) {
+    double v = value.f;
+    if (tsr_dtype_is_floating(dtype)) {
+      ok = !std::isfinite(v) || (v >= lo && v <= hi);
+    } else {
+      ok = std::isfinite(v) && std::trunc(v) >= lo && (dtype == TSR_INT64 ? std::trunc(v) < hi : std::trunc(v) <= hi);
+    }
+  } else {
+    ok = dtype == TSR_INT64 || tsr_dtype_is_floating(dtype) ||
+         (static_cast<double>(value.i) >= lo && static_cast<double>(value.i) <= hi);
+  }
+  if (!ok)
+    fail(TSR_ERR_INVALID_ARGUMENT, std::string("value cannot be converted to type ") + c10_type_name(dtype) +
+                                       " without overflow");
+}
+
 void fill(const tsr_tensor& t, tsr_scalar value) {
+  check_fits(value, t.dtype);
+  fill_wrapping(t, value);
+}
+
+// Writing one value through an expanded view is well defined, so unlike
+// other in-place ops fill_ allows internal overlap (as PyTorch does).
+void fill_wrapping(const tsr_tensor& t, tsr_scalar value) {
   scalar_dtype(value);  // rejects an invalid kind
-  check_no_internal_overlap(t);
   if (t.layout.numel() == 0) return;
+  // Each cell once: a stride-0 dim reads (and so writes) one cell.
+  Layout cells = t.layout;
+  for (int32_t d = 0; d < cells.ndim; ++d)
+    if (cells.strides[static_cast<size_t>(d)] == 0) cells.shape[static_cast<size_t>(d)] = 1;
   tsr_tensor_desc out;
-  fill_desc(t, out);
+  fill_desc(t, cells, out);
   launch(*t.rt, t.device, TSR_OP_FILL, t.dtype, {}, out, {.scalars = {&value, 1}});
 }
 

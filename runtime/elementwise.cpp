@@ -46,7 +46,9 @@ TensorRef as_dtype(const tsr_tensor& t, int32_t dtype) {
 
 // A 0-d tensor holding a scalar, in `dtype`, on `device`.
 TensorRef scalar_tensor(tsr_runtime& rt, tsr_scalar s, int32_t dtype, tsr_device device) {
-  return full(rt, 0, nullptr, s, dtype, device);
+  TensorRef t = empty(rt, 0, nullptr, dtype, device);
+  fill_wrapping(*t, s);
+  return t;
 }
 
 Operand operand_of(const tsr_tensor& t) { return Operand{t.dtype, t.layout.ndim == 0, false}; }

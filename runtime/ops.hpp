@@ -30,7 +30,10 @@ tsr_scalar make_scalar_int(int64_t v);
 
 // ---- creation (creation.cpp) ------------------------------------------------
 TensorRef empty(tsr_runtime& rt, int32_t ndim, const int64_t* shape, int32_t dtype, tsr_device device);
+// fill_ checks that the value fits the dtype, as PyTorch does; the scalar
+// operand of arithmetic converts with wrap-around instead.
 void fill(const tsr_tensor& t, tsr_scalar value);
+void fill_wrapping(const tsr_tensor& t, tsr_scalar value);
 TensorRef full(tsr_runtime& rt, int32_t ndim, const int64_t* shape, tsr_scalar value, int32_t dtype,
                tsr_device device);
 TensorRef arange(tsr_runtime& rt, tsr_scalar start, tsr_scalar end, tsr_scalar step, int32_t dtype,
