@@ -24,6 +24,7 @@ build: configure
 demo: build
 	$(BUILD)/bin/tessera info
 	$(BUILD)/bin/tessera demo
+	PYTHONPATH=bindings/python TESSERA_LIBRARY=$(BUILD)/lib/libtessera.so /usr/bin/python3 examples/lesson_forward.py
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

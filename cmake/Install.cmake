@@ -17,3 +17,7 @@ install(FILES ${CMAKE_BINARY_DIR}/cmake/TesseraConfig.cmake ${CMAKE_BINARY_DIR}/
   DESTINATION ${TESSERA_CMAKE_INSTALL_DIR})
 configure_file(${PROJECT_SOURCE_DIR}/cmake/tessera.pc.in ${CMAKE_BINARY_DIR}/cmake/tessera.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/cmake/tessera.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The Python package (pure Python over ctypes); it finds lib/libtessera.so above itself.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/bindings/python/tessera
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/python3/dist-packages PATTERN __pycache__ EXCLUDE)

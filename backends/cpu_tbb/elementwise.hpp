@@ -8,7 +8,8 @@
 // tensors; each piece walks runs of the innermost dim. A run whose output is
 // unit-stride and whose inputs are unit-stride or broadcast (stride 0) takes a
 // plain loop over raw pointers that the compiler vectorises; other runs take
-// a strided loop.
+// a strided loop. A plan that transposes an operand is walked in tiles
+// instead (execute_tiled).
 #pragma once
 
 #include <algorithm>
@@ -146,6 +147,54 @@ template <size_t N, class Inner> void execute(Context& ctx, const Plan<N>& p, In
   });
 }
 
+// Edge of the square tiles a transposing plan is walked in.
+inline constexpr int64_t kTile = 32;
+
+// True when some operand walks dim 0 with a stride other than 0 / 1 but is
+// unit-stride along dim 1 (a transpose): walking dims 0 and 1 in small tiles
+// then keeps that operand's cache lines in L1 between uses.
+template <size_t N> bool wants_tiles(const Plan<N>& p) {
+  if (p.ndim < 2 || p.shape[0] < kTile || p.shape[1] < kTile) return false;
+  for (size_t k = 0; k < N; ++k)
+    if (p.stride[0][k] != 0 && p.stride[0][k] != 1 && p.stride[1][k] == 1) return true;
+  return false;
+}
+
+// Walks the plan tile by tile: runs of up to kTile elements along dim 0 for
+// kTile consecutive indices of dim 1, tiles in parallel when large.
+template <size_t N, class Inner> void execute_tiled(Context& ctx, const Plan<N>& p, Inner&& inner) {
+  const int64_t b0 = (p.shape[0] + kTile - 1) / kTile, b1 = (p.shape[1] + kTile - 1) / kTile;
+  const int64_t tiles = p.numel / (p.shape[0] * p.shape[1]) * b0 * b1;
+  auto body = [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t outer = t / (b0 * b1);
+      const int64_t j0 = (t / b0 % b1) * kTile, i0 = (t % b0) * kTile;
+      int64_t off[N];
+      for (size_t k = 0; k < N; ++k) off[k] = i0 * p.stride[0][k] + j0 * p.stride[1][k];
+      for (int d = 2; d < p.ndim; ++d) {
+        const int64_t idx = outer % p.shape[d];
+        outer /= p.shape[d];
+        for (size_t k = 0; k < N; ++k) off[k] += idx * p.stride[d][k];
+      }
+      const int64_t n = std::min(kTile, p.shape[0] - i0), rows = std::min(kTile, p.shape[1] - j0);
+      for (int64_t j = 0; j < rows; ++j) {
+        char* ptrs[N];
+        for (size_t k = 0; k < N; ++k) ptrs[k] = p.base[k] + (off[k] + j * p.stride[1][k]) * p.elsize[k];
+        inner(n, ptrs, int64_t{-1});
+      }
+    }
+  };
+  if (p.numel < kParallelThreshold || ctx.threads <= 1) {
+    body(0, tiles);
+    return;
+  }
+  ctx.parallel([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<int64_t>(0, tiles, std::max<int64_t>(1, kParallelGrain / (kTile * kTile))),
+        [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); }, tbb::static_partitioner());
+  });
+}
+
 namespace detail {
 
 // An input of a unit-stride run: either a pointer (stride 1) or a value
@@ -200,9 +249,14 @@ void pointwise(Context& ctx, const tsr_tensor_desc& out, const std::array<const 
   for (size_t k = 0; k < sizeof...(In); ++k) ops[k + 1] = ins[k];
   const auto plan = make_plan(ops, true);
   const int64_t* s = plan.stride[0];
-  execute(ctx, plan, [&](int64_t n, char* const* ptrs, int64_t) {
+  auto inner = [&](int64_t n, char* const* ptrs, int64_t) {
     detail::inner_loop<Out, In...>(std::index_sequence_for<In...>{}, n, ptrs, s, f);
-  });
+  };
+  if (plan.numel > 0 && wants_tiles(plan)) {
+    execute_tiled(ctx, plan, inner);
+  } else {
+    execute(ctx, plan, inner);
+  }
 }
 
 // out[i] = g(i) where i is the element's row-major index.

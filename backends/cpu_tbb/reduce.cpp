@@ -233,8 +233,8 @@ struct Walker {
 
 // Fixed sizes: they decide the summation order, so never the thread count.
 constexpr int64_t kRowBlock = 32768;    // reduced elements per block, row path
-constexpr int64_t kColumnWidth = 256;   // outputs per tile, column path
-constexpr int64_t kColumnBlock = 65536; // elements per block, column path
+constexpr int64_t kColumnWidth = 1024;    // outputs per tile, column path (long contiguous row pieces)
+constexpr int64_t kColumnBlock = 262144;  // elements per block, column path
 
 template <class F> void maybe_parallel(Context& ctx, int64_t items, int64_t work, int64_t grain, F&& body) {
   if (work < kParallelThreshold || ctx.threads <= 1 || items <= 1) {
@@ -406,7 +406,7 @@ template <int Op, int D> struct ReduceKernel {
     check_dtype(a, D, out, out_dtype, "output");
 
     bool reduced[TSR_MAX_DIMS] = {};
-    const bool all = out.ndim == 0 || (Op == TSR_OP_ARGMAX && a.num_params >= 1 && a.params[0] == 1);
+    const bool all = out.ndim == 0 || in.ndim == 0 || (Op == TSR_OP_ARGMAX && a.num_params >= 1 && a.params[0] == 1);
     if (all) {
       if (numel_of(out) != 1) fail(TSR_ERR_SHAPE, where(a, D) + "a full reduction needs an output of one element");
       for (int d = 0; d < in.ndim; ++d) reduced[d] = true;

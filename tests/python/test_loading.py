@@ -49,6 +49,18 @@ def test_install_tree_layout(tmp_path):
     assert proc.stdout.splitlines()[0] == LIBRARY
 
 
+def test_multiarch_install_tree_layout(tmp_path):
+    """<prefix>/lib/x86_64-linux-gnu/python3/dist-packages/tessera finds the libdir's libtessera.so."""
+    libdir = tmp_path / "lib" / "x86_64-linux-gnu"
+    site = libdir / "python3" / "dist-packages"
+    site.mkdir(parents=True)
+    _copy_package(str(site))
+    os.symlink(LIBRARY, libdir / "libtessera.so")
+    proc = _run(str(site))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == LIBRARY
+
+
 def test_environment_overrides_and_failures_name_the_paths(tmp_path):
     site = tmp_path / "site"
     site.mkdir()

@@ -83,7 +83,7 @@ inline double read_elem(int dtype, const unsigned char* p) {
 // Stores v (an in-range value; integral dtypes take whole numbers and wrap).
 inline void write_elem(int dtype, unsigned char* p, double v) {
   auto put = [p](auto x) { std::memcpy(p, &x, sizeof x); };
-  const auto i = static_cast<int64_t>(std::isfinite(v) ? v : 0);
+  const int64_t i = std::abs(v) < 9.2e18 ? static_cast<int64_t>(v) : 0;  // integral dtypes only use it
   switch (dtype) {
     case TSR_FLOAT32: put(static_cast<float>(v)); break;
     case TSR_FLOAT64: put(v); break;

@@ -181,6 +181,8 @@ const PointwiseCase kPointwiseCases[] = {
     {{5, 7}, L::Contiguous, {L::Broadcast0, L::BroadcastLast, L::Contiguous}},
     {{5, 7}, L::Sliced, {L::BroadcastLast, L::Broadcast0, L::Broadcast0}},
     {{3, 2, 4, 5}, L::Sliced, {L::Transposed, L::Broadcast0, L::Sliced}},
+    {{3, 40, 33}, L::Contiguous, {L::SwapLast, L::Sliced, L::SwapLast}},  // walked in tiles
+    {{40, 50}, L::SwapLast, {L::Contiguous, L::Contiguous, L::Broadcast0}},
     {{}, L::Contiguous, {L::Contiguous, L::Contiguous, L::Contiguous}},
     {{0, 3}, L::Contiguous, {L::Contiguous, L::Transposed, L::Contiguous}},
     {{190, 180}, L::Contiguous, {L::Contiguous, L::Broadcast0, L::Contiguous}},
@@ -565,6 +567,10 @@ TEST_CASE("cpu_tbb: argmax along one dim and over all dims") {
   run_ok(plugin(), TSR_OP_ARGMAX, TSR_FLOAT32, rows, {&x}, {}, {0, 1});
   CHECK(rows.get(0) == 1);
   CHECK(rows.get(1) == 1);
+  Tensor scalar = make_tensor(TSR_INT32, {}, L::Contiguous), zero = make_tensor(TSR_INT64, {}, L::Contiguous);
+  scalar.set(0, 5);
+  run_ok(plugin(), TSR_OP_ARGMAX, TSR_INT32, zero, {&scalar}, {}, {0, 0});  // argmax(0-d, dim=0) = 0
+  CHECK(zero.get(0) == 0);
   Tensor m = make_tensor(TSR_FLOAT32, {2, 1}, L::Contiguous);
   run_ok(plugin(), TSR_OP_MAX, TSR_FLOAT32, m, {&x});
   CHECK(m.get(0) == 7);

@@ -30,6 +30,8 @@ def _candidates():
         yield os.path.join(d, "build", "lib", "libtessera.so")
         # An install tree: <prefix>/lib/python3/dist-packages/tessera -> <prefix>/lib.
         yield os.path.join(d, "lib", "libtessera.so")
+        # ... or with a multiarch libdir: <prefix>/lib/x86_64-linux-gnu/python3/... -> that libdir.
+        yield os.path.join(d, "libtessera.so")
         parent = os.path.dirname(d)
         if parent == d:
             break
