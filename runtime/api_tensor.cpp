@@ -132,14 +132,7 @@ tsr_status tsr_from_external(tsr_runtime* rt, void* data, int32_t ndim, const in
     s->deleter_ctx = deleter_ctx;
     owner.fn = nullptr;  // the storage owns the memory now
     r.live_storages.fetch_add(1);
-    auto* t = new tsr_tensor;
-    t->rt = &r;
-    t->storage = s;
-    t->layout = layout;
-    t->dtype = dtype;
-    t->device = device;
-    r.live_tensors.fetch_add(1);
-    *out = t;
+    hand_out(adopt_storage(s, layout, dtype), out);
   });
 }
 

@@ -63,11 +63,14 @@ static void check_fits(const tsr_scalar& value, int32_t dtype) {
   }
   bool ok;
   if (value.kind == TSR_SCALAR_FLOAT) {
+    // c10 compares the float itself with the limits (127.9 overflows int8),
+    // and only whole numbers may wrap into uint8.
     double v = value.f;
     if (tsr_dtype_is_floating(dtype)) {
       ok = !std::isfinite(v) || (v >= lo && v <= hi);
     } else {
-      ok = std::isfinite(v) && std::trunc(v) >= lo && (dtype == TSR_INT64 ? std::trunc(v) < hi : std::trunc(v) <= hi);
+      if (dtype == TSR_UINT8) lo = 0.0;
+      ok = std::isfinite(v) && v >= lo && (dtype == TSR_INT64 ? v < hi : v <= hi);
     }
   } else {
     ok = dtype == TSR_INT64 || tsr_dtype_is_floating(dtype) ||

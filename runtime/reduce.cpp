@@ -64,14 +64,11 @@ TensorRef reduce(int32_t op, const tsr_tensor& t, int32_t num_dims, const int32_
     fill_desc(*out, dout);
     launch(*t.rt, t.device, op, t.dtype, {&din}, dout, {.params = params});
   }
-  if (keepdim && !(op == TSR_OP_ARGMAX && all)) return out;
+  if (keepdim) return out;  // also argmax(keepdim=True) without a dim: all dims of size 1, as PyTorch
   int64_t shape[TSR_MAX_DIMS];
   int32_t ndim = 0;
   for (int32_t d = 0; d < in.ndim; ++d)
     if (!reduced[d]) shape[ndim++] = in.shape[static_cast<size_t>(d)];
-  if (op == TSR_OP_ARGMAX && all && keepdim) {  // PyTorch: argmax(keepdim=True) without a dim keeps all dims as 1
-    return out;
-  }
   return make_view(*out, view(out->layout, ndim, shape));
 }
 

@@ -67,14 +67,17 @@ TensorRef make_tensor(tsr_runtime& rt, const Layout& layout, int32_t dtype, tsr_
   if (elem == 0) fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype " + std::to_string(dtype));
   checked_numel(layout.ndim, layout.shape.data(), elem);
   int64_t extent = storage_extent(layout);
-  Storage* s = allocate_storage(rt, device, static_cast<size_t>(extent) * elem);
+  return adopt_storage(allocate_storage(rt, device, static_cast<size_t>(extent) * elem), layout, dtype);
+}
+
+TensorRef adopt_storage(Storage* s, const Layout& layout, int32_t dtype) {
   auto* t = new tsr_tensor;
-  t->rt = &rt;
+  t->rt = s->rt;
   t->storage = s;
   t->layout = layout;
   t->dtype = dtype;
-  t->device = device;
-  rt.live_tensors.fetch_add(1, std::memory_order_relaxed);
+  t->device = s->device;
+  s->rt->live_tensors.fetch_add(1, std::memory_order_relaxed);
   return TensorRef(t);
 }
 

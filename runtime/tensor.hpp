@@ -88,6 +88,8 @@ TensorRef make_view(const tsr_tensor& t, const Layout& layout);
 // A new tensor with fresh, uninitialised memory and the given layout rules:
 // row-major when `layout` is null.
 TensorRef make_tensor(tsr_runtime& rt, const Layout& layout, int32_t dtype, tsr_device device);
+// The first view of a new storage; takes over the storage's one reference.
+TensorRef adopt_storage(Storage* s, const Layout& layout, int32_t dtype);
 // The descriptor a kernel reads.
 void fill_desc(const tsr_tensor& t, tsr_tensor_desc& desc) noexcept;
 void fill_desc(const tsr_tensor& t, const Layout& layout, tsr_tensor_desc& desc) noexcept;
