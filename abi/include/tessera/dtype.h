@@ -22,7 +22,11 @@ typedef enum tsr_dtype {
   TSR_INT64 = 8, /* default for Python-style whole numbers */
   TSR_BOOL = 9,
   TSR_DTYPE_COUNT = 10,
-  TSR_DTYPE_UNDEFINED = -1 /* "infer it", where an API says so */
+  TSR_DTYPE_UNDEFINED = -1, /* "infer it", where an API says so */
+  /* Makes the enum span all of int32_t, so a caller passing a value outside
+   * the list gets an error rather than undefined behaviour (as Vulkan's
+   * *_MAX_ENUM). Never a valid dtype. */
+  TSR_DTYPE_MAX_ENUM = 0x7FFFFFFF
 } tsr_dtype;
 
 /* Bytes per element; 0 for a value outside the enum. */

@@ -81,7 +81,8 @@ typedef enum tsr_op {
   TSR_OP_LINSPACE = 31,
   TSR_OP_RAND_UNIFORM = 32,
   TSR_OP_RAND_NORMAL = 33,
-  TSR_OP_COUNT = 34 /* ops this header knows; grows with each minor version */
+  TSR_OP_COUNT = 34, /* ops this header knows; grows with each minor version */
+  TSR_OP_MAX_ENUM = 0x7FFFFFFF /* spans int32_t (see TSR_DTYPE_MAX_ENUM); never an op */
 } tsr_op;
 
 /* The op's name as the public API and error messages spell it ("add"). */
