@@ -167,7 +167,8 @@ TensorRef random(tsr_runtime& rt, int32_t op, int32_t ndim, const int64_t* shape
   if (n == 0) return t;
   uint64_t counter = rt.rng_counter.fetch_add(static_cast<uint64_t>(n));
   int64_t params[2] = {static_cast<int64_t>(rt.seed.load()), static_cast<int64_t>(counter)};
-  tsr_scalar scalars[2] = {make_scalar(op == TSR_OP_RAND_NORMAL ? 0.0 : 0.0), make_scalar(1.0)};
+  // (low, high) = (0, 1) for rand, (mean, std) = (0, 1) for randn.
+  tsr_scalar scalars[2] = {make_scalar(0.0), make_scalar(1.0)};
   tsr_tensor_desc out;
   fill_desc(*t, out);
   launch(rt, device, op, dtype, {}, out, {.scalars = scalars, .params = params});

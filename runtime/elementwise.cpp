@@ -78,7 +78,8 @@ void binary_into(int32_t op, const tsr_tensor& a, const tsr_tensor& b, int32_t c
   if (!can_cast(compute, a.dtype))
     fail(TSR_ERR_TYPE, std::string("result type ") + torch_dtype_name(compute) +
                            " can't be cast to the desired output type " + torch_dtype_name(a.dtype));
-  Layout b_layout = broadcast_to(b.layout, a.layout.ndim, a.layout.shape.data());
+  // b must broadcast to a's shape; a never grows ("output with shape [3] doesn't match ...").
+  (void)broadcast_to(b.layout, a.layout.ndim, a.layout.shape.data());
   if (a.layout.numel() == 0) return;
   if (compute != a.dtype) {
     TensorRef result = binary_in(op, a, b, compute);
@@ -90,7 +91,6 @@ void binary_into(int32_t op, const tsr_tensor& a, const tsr_tensor& b, int32_t c
   tsr_tensor_desc da, db;
   fill_desc(a, da);
   fill_desc(*bc, broadcast_to(bc->layout, a.layout.ndim, a.layout.shape.data()), db);
-  (void)b_layout;
   launch(*a.rt, a.device, op, compute, {&da, &db}, da);
 }
 
