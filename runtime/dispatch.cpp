@@ -1,6 +1,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "fallback.hpp"
 #include "ops.hpp"
 #include "shape.hpp"
 
@@ -18,7 +19,6 @@ void launch(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
             std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& output,
             const KernelParams& extra) {
   const KernelSlot& k = rt.registry.kernel(device.type, op, key_dtype);
-  if (k.fn == nullptr) missing_kernel(rt, device, op, key_dtype);
   tsr_kernel_args args{};
   args.struct_size = sizeof args;
   args.op = op;
@@ -31,6 +31,12 @@ void launch(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
   args.params = extra.params.data();
   args.num_params = static_cast<int32_t>(extra.params.size());
   args.stream = nullptr;
+  if (k.fn == nullptr) {
+    const DeviceType* type = rt.registry.device_type(device.type);
+    if (type == nullptr || type->plugin == nullptr || !type->plugin->config().fallback || device.type == TSR_DEVICE_CPU)
+      missing_kernel(rt, device, op, key_dtype);
+    return launch_on_cpu(rt, *type, device, op, key_dtype, inputs, output, args);
+  }
   tsr_status st = k.fn(k.ctx, &args);
   if (st != TSR_OK) {
     std::string why = last_error_message();

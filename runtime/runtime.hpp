@@ -1,6 +1,7 @@
 // struct tsr_runtime: one loaded configuration (the C API's opaque handle).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -38,6 +39,9 @@ struct tsr_runtime {
   std::atomic<uint64_t> seed{0};
   std::atomic<uint64_t> rng_counter{0};
   std::atomic<int32_t> print_precision{4};
+  // Per device type, one bit per op that already warned about running in the
+  // CPU fallback (Note [CPU fallback] in fallback.cpp).
+  std::array<std::atomic<uint64_t>, tessera::rt::Registry::kMaxTypeNumber> fallback_warned{};
   // Tensors and storages alive, to report leaks at shutdown.
   std::atomic<int64_t> live_tensors{0};
   std::atomic<int64_t> live_storages{0};

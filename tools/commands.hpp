@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace tessera::tool {
 
@@ -8,9 +9,14 @@ struct Options {
   std::string config;  // empty: $TESSERA_CONFIG or the default
   std::string device;  // demo: one device only
   bool json = false;
+  std::vector<std::string> args;  // the command's positional arguments
+  std::string op;                 // conformance: one op only
+  std::string reference;          // conformance: the reference plugin
+  bool verbose = false;
 };
 
 int info(const Options& opts);
 int demo(const Options& opts);
+int conformance(const Options& opts);
 
 }  // namespace tessera::tool

@@ -1,4 +1,4 @@
-// The `tessera` command: info, demo.
+// The `tessera` command: info, demo, conformance.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -16,6 +16,10 @@ void usage(FILE* to) {
       "                       2 when the config is invalid\n"
       "  demo [--device DEV]  the lesson walk-through and the MLP forward on every enabled device\n"
       "                       (or on DEV only)\n"
+      "  conformance PATH.so [--device N] [--op NAME] [--reference REF.so] [--verbose]\n"
+      "                       checks a plugin: ABI, memory and copies, and every op x dtype x layout\n"
+      "                       it claims against the CPU backend (REF.so, default cpu_tbb.so);\n"
+      "                       exit status 0 passed, 1 failed, 2 unusable, 77 no device here\n"
       "The config is FILE, else $TESSERA_CONFIG, else the default config.\n",
       to);
 }
@@ -38,10 +42,14 @@ int main(int argc, char** argv) {
     else if (arg == "--json") opts.json = true;
     else if (arg == "--device") opts.device = value("--device");
     else if (arg.rfind("--device=", 0) == 0) opts.device = arg.substr(9);
+    else if (arg == "--op") opts.op = value("--op");
+    else if (arg == "--reference") opts.reference = value("--reference");
+    else if (arg == "--verbose" || arg == "-v") opts.verbose = true;
     else if (arg == "-h" || arg == "--help") {
       usage(stdout);
       return 0;
     } else if (command.empty() && !arg.empty() && arg[0] != '-') command = arg;
+    else if (command == "conformance" && !arg.empty() && arg[0] != '-') opts.args.push_back(arg);
     else {
       std::fprintf(stderr, "tessera: unknown argument \"%s\"\n", arg.c_str());
       usage(stderr);
@@ -51,6 +59,7 @@ int main(int argc, char** argv) {
   }
   if (command == "info") return tessera::tool::info(opts);
   if (command == "demo") return tessera::tool::demo(opts);
+  if (command == "conformance") return tessera::tool::conformance(opts);
   usage(command.empty() ? stdout : stderr);
   return command.empty() ? 0 : 2;
 }

@@ -1,0 +1,18 @@
+// Running an op on the CPU backend for a plugin that lacks it (Note [CPU
+// fallback] in fallback.cpp).
+#pragma once
+
+#include <initializer_list>
+
+#include "runtime.hpp"
+
+namespace tessera::rt {
+
+// Runs (op, key_dtype) with the CPU kernel on host copies of `inputs` and
+// `output`, which live on `device` of `type`, and copies the output back.
+// args_template supplies op, scalars and params. Throws Error.
+void launch_on_cpu(tsr_runtime& rt, const DeviceType& type, tsr_device device, int32_t op, int32_t key_dtype,
+                   std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& output,
+                   const tsr_kernel_args& args_template);
+
+}  // namespace tessera::rt

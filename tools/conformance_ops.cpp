@@ -1,0 +1,553 @@
+// `tessera conformance`: every (op, dtype) a plugin claims, on every layout,
+// against the reference plugin (cpu_tbb) running the same descriptors on
+// host memory.
+//
+// Each case builds its operands as views into storages: inputs start at an
+// offset; the output sits between guard elements, and its storage is filled
+// with sentinel bytes before the kernel runs. Afterwards every output
+// element must match the reference within the dtype's tolerance, every byte
+// of the output storage that is not an element of the view must still be a
+// sentinel (no out-of-range or in-between writes), and the inputs must be
+// unchanged.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "conformance_checks.hpp"
+#include "tessera/half.h"
+
+namespace tessera::tool {
+
+namespace {
+
+constexpr unsigned char kSentinel = 0xA5;
+constexpr int64_t kGuard = 8;        // sentinel elements before and after an output
+constexpr int64_t kInputOffset = 3;  // inputs start this far into their storage
+
+enum class Layout { Contiguous, Transposed, Sliced, Expanded, Scalar, Empty, AllDims, Batched };
+
+const char* layout_name(Layout l) {
+  switch (l) {
+    case Layout::Contiguous: return "contiguous";
+    case Layout::Transposed: return "transposed";
+    case Layout::Sliced: return "step-sliced";
+    case Layout::Expanded: return "expanded";
+    case Layout::Scalar: return "0-d";
+    case Layout::Empty: return "empty";
+    case Layout::AllDims: return "all-dims";
+    default: return "batched";
+  }
+}
+
+// ---- values -----------------------------------------------------------------
+
+double load(const unsigned char* p, int32_t dt) {
+  switch (dt) {
+    case TSR_FLOAT32: { float v; std::memcpy(&v, p, 4); return v; }
+    case TSR_FLOAT64: { double v; std::memcpy(&v, p, 8); return v; }
+    case TSR_FLOAT16: { uint16_t v; std::memcpy(&v, p, 2); return tsr_float16_to_float(v); }
+    case TSR_BFLOAT16: { uint16_t v; std::memcpy(&v, p, 2); return tsr_bfloat16_to_float(v); }
+    case TSR_INT8: return static_cast<int8_t>(*p);
+    case TSR_UINT8: return *p;
+    case TSR_INT16: { int16_t v; std::memcpy(&v, p, 2); return v; }
+    case TSR_INT32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case TSR_INT64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
+    default: return *p;  // bool: the byte, so that a bad bool shows
+  }
+}
+
+// `v` is already in the dtype's range (the generators make sure).
+void store(unsigned char* p, int32_t dt, double v) {
+  switch (dt) {
+    case TSR_FLOAT32: { float f = static_cast<float>(v); std::memcpy(p, &f, 4); break; }
+    case TSR_FLOAT64: std::memcpy(p, &v, 8); break;
+    case TSR_FLOAT16: { uint16_t h = tsr_float_to_float16(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
+    case TSR_BFLOAT16: { uint16_t h = tsr_float_to_bfloat16(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
+    case TSR_INT8: *p = static_cast<unsigned char>(static_cast<int8_t>(v)); break;
+    case TSR_UINT8: *p = static_cast<unsigned char>(v); break;
+    case TSR_INT16: { int16_t i = static_cast<int16_t>(v); std::memcpy(p, &i, 2); break; }
+    case TSR_INT32: { int32_t i = static_cast<int32_t>(v); std::memcpy(p, &i, 4); break; }
+    case TSR_INT64: { int64_t i = static_cast<int64_t>(v); std::memcpy(p, &i, 8); break; }
+    default: *p = v != 0 ? 1 : 0;
+  }
+}
+
+// Deterministic values in [0, 1).
+class Random {
+ public:
+  explicit Random(uint64_t seed) : s_(seed * 0x9E3779B97F4A7C15ull + 1) {}
+  double next() {
+    s_ ^= s_ << 13;
+    s_ ^= s_ >> 7;
+    s_ ^= s_ << 17;
+    return static_cast<double>(s_ >> 11) / 9007199254740992.0;
+  }
+  int64_t between(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(next() * static_cast<double>(hi - lo + 1)); }
+
+ private:
+  uint64_t s_;
+};
+
+// What values an input takes, so that every op stays in its domain.
+enum class Domain { General, Positive, Nonzero, Exponent, Small, Bool };
+
+double draw(Random& r, int32_t dt, Domain d) {
+  const bool floating = tsr_dtype_is_floating(dt) != 0;
+  if (dt == TSR_BOOL || d == Domain::Bool) return static_cast<double>(r.between(0, 1));
+  if (dt == TSR_UINT8) {
+    if (d == Domain::Exponent) return static_cast<double>(r.between(0, 2));
+    return static_cast<double>(r.between(d == Domain::Nonzero || d == Domain::Positive ? 1 : 0, 15));
+  }
+  switch (d) {
+    case Domain::Positive: return floating ? 0.1 + 3.9 * r.next() : static_cast<double>(r.between(1, 9));
+    case Domain::Nonzero: return floating ? (0.5 + 1.5 * r.next()) * (r.next() < 0.5 ? -1 : 1) : static_cast<double>(r.between(1, 9));
+    case Domain::Exponent: return floating ? 0.5 + 1.5 * r.next() : static_cast<double>(r.between(0, 3));
+    case Domain::Small: return floating ? 0.5 * static_cast<double>(r.between(-2, 2)) : static_cast<double>(r.between(-2, 2));
+    default: return floating ? 4.0 * r.next() - 2.0 : static_cast<double>(r.between(-9, 9));
+  }
+}
+
+// ---- operands ---------------------------------------------------------------
+
+struct Operand {
+  tsr_tensor_desc desc{};
+  std::vector<unsigned char> bytes;  // the whole storage, host side
+  bool output = false;
+};
+
+int64_t numel(const tsr_tensor_desc& d) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < d.ndim; ++i) n *= d.shape[i];
+  return n;
+}
+
+// Calls f(storage element offset) for every element, row-major.
+void for_each_offset(const tsr_tensor_desc& d, const std::function<void(int64_t)>& f) {
+  if (numel(d) == 0) return;
+  int64_t index[TSR_MAX_DIMS] = {};
+  for (;;) {
+    int64_t off = d.offset;
+    for (int32_t i = 0; i < d.ndim; ++i) off += index[i] * d.strides[i];
+    f(off);
+    int32_t dim = d.ndim - 1;
+    for (; dim >= 0; --dim) {
+      if (++index[dim] < d.shape[dim]) break;
+      index[dim] = 0;
+    }
+    if (dim < 0) return;
+  }
+}
+
+// A view of `shape` laid out as `layout`; inputs get their values, outputs sentinels.
+Operand make_operand(int32_t dtype, std::vector<int64_t> shape, Layout layout, bool output, Random& r, Domain domain) {
+  Operand o;
+  o.output = output;
+  tsr_tensor_desc& d = o.desc;
+  d.struct_size = TSR_TENSOR_DESC_STRUCT_SIZE;
+  d.dtype = dtype;
+  d.ndim = static_cast<int32_t>(shape.size());
+  for (int32_t i = 0; i < d.ndim; ++i) d.shape[i] = shape[static_cast<size_t>(i)];
+  // Row-major strides of `extent` (the storage's own shape).
+  auto row_major = [&](std::vector<int64_t> extent) {
+    int64_t step = 1;
+    for (int32_t i = d.ndim - 1; i >= 0; --i) {
+      d.strides[i] = step;
+      step *= std::max<int64_t>(extent[static_cast<size_t>(i)], 1);
+    }
+  };
+  std::vector<int64_t> extent = shape;
+  const int32_t last = d.ndim - 1;
+  if (layout == Layout::Transposed && d.ndim >= 2) {
+    // The storage has the last two dims swapped; the view swaps them back.
+    std::swap(extent[static_cast<size_t>(last)], extent[static_cast<size_t>(last - 1)]);
+    row_major(extent);
+    std::swap(d.strides[last], d.strides[last - 1]);
+  } else if (layout == Layout::Sliced && d.ndim >= 1) {
+    extent[static_cast<size_t>(last)] *= 2;
+    row_major(extent);
+    d.strides[last] = 2;
+  } else if (layout == Layout::Expanded && !output && d.ndim >= 2) {
+    row_major(extent);
+    d.strides[0] = 0;
+  } else {
+    row_major(extent);
+  }
+  d.offset = output ? kGuard : kInputOffset + (layout == Layout::Sliced ? 1 : 0);
+  int64_t reach = d.offset;
+  for (int32_t i = 0; i < d.ndim; ++i) reach += std::max<int64_t>(d.shape[i] - 1, 0) * d.strides[i];
+  const int64_t elements = reach + 1 + (output ? kGuard : 0);
+  const size_t elem = tsr_dtype_size(dtype);
+  o.bytes.assign(static_cast<size_t>(elements) * elem, kSentinel);
+  if (!output)
+    for (int64_t i = 0; i < elements; ++i) store(o.bytes.data() + static_cast<size_t>(i) * elem, dtype, draw(r, dtype, domain));
+  return o;
+}
+
+struct Case {
+  std::string name;
+  std::vector<Operand> inputs;
+  Operand out;
+  std::vector<tsr_scalar> scalars;
+  std::vector<int64_t> params;
+  double tolerance_scale = 1;
+};
+
+tsr_scalar scalar_float(double v) {
+  tsr_scalar s{};
+  s.kind = TSR_SCALAR_FLOAT;
+  s.f = v;
+  return s;
+}
+
+tsr_scalar scalar_int(int64_t v) {
+  tsr_scalar s{};
+  s.kind = TSR_SCALAR_INT;
+  s.i = v;
+  s.f = static_cast<double>(v);
+  return s;
+}
+
+// ---- ops --------------------------------------------------------------------
+
+enum class Kind { Fill, Copy, Binary, Compare, Unary, Where, Reduce, Matmul, Arange, Linspace, Random };
+
+Kind kind_of(int32_t op) {
+  if (op == TSR_OP_FILL) return Kind::Fill;
+  if (op == TSR_OP_COPY) return Kind::Copy;
+  if (op >= TSR_OP_ADD && op <= TSR_OP_POW) return Kind::Binary;
+  if (op >= TSR_OP_EQ && op <= TSR_OP_GE) return Kind::Compare;
+  if (op >= TSR_OP_NEG && op <= TSR_OP_TANH) return Kind::Unary;
+  if (op == TSR_OP_WHERE) return Kind::Where;
+  if (op >= TSR_OP_SUM && op <= TSR_OP_ARGMAX) return Kind::Reduce;
+  if (op == TSR_OP_MATMUL) return Kind::Matmul;
+  if (op == TSR_OP_ARANGE) return Kind::Arange;
+  if (op == TSR_OP_LINSPACE) return Kind::Linspace;
+  return Kind::Random;
+}
+
+std::vector<Layout> layouts_of(Kind k, int32_t op) {
+  switch (k) {
+    case Kind::Fill: return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Scalar, Layout::Empty};
+    case Kind::Reduce:
+      if (op == TSR_OP_SUM || op == TSR_OP_MEAN)
+        return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded, Layout::Scalar, Layout::Empty, Layout::AllDims};
+      return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded, Layout::Scalar, Layout::AllDims};
+    case Kind::Matmul:
+      return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded, Layout::Empty, Layout::Batched};
+    case Kind::Arange:
+    case Kind::Linspace: return {Layout::Contiguous, Layout::Sliced, Layout::Empty};
+    case Kind::Random: return {Layout::Contiguous, Layout::Transposed, Layout::Sliced};
+    default:
+      return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded, Layout::Scalar, Layout::Empty};
+  }
+}
+
+Domain domain_of(int32_t op, int input) {
+  switch (op) {
+    case TSR_OP_LOG:
+    case TSR_OP_SQRT: return Domain::Positive;
+    case TSR_OP_DIV: return input == 1 ? Domain::Nonzero : Domain::General;
+    case TSR_OP_POW: return input == 1 ? Domain::Exponent : Domain::Positive;
+    default: return op >= TSR_OP_EQ && op <= TSR_OP_GE ? Domain::Small : Domain::General;
+  }
+}
+
+int32_t output_dtype(int32_t op, int32_t key) {
+  Kind k = kind_of(op);
+  if (k == Kind::Compare) return TSR_BOOL;
+  if (op == TSR_OP_ARGMAX) return TSR_INT64;
+  if (op == TSR_OP_SUM && !tsr_dtype_is_floating(key)) return TSR_INT64;
+  return key;
+}
+
+// The cases of (op, key dtype) on one layout. `source` is COPY's input dtype.
+Case build_case(int32_t op, int32_t key, Layout layout, int32_t source, uint64_t seed) {
+  Random r(seed);
+  Case c;
+  c.name = std::string(tsr_dtype_name(key)) + " " + layout_name(layout);
+  const Kind k = kind_of(op);
+  const int32_t out_dt = output_dtype(op, key);
+  const bool floating = tsr_dtype_is_floating(key) != 0;
+  auto shape_of = [&](std::vector<int64_t> s) {
+    if (layout == Layout::Scalar) return std::vector<int64_t>{};
+    if (layout == Layout::Empty) s[0] = 0;
+    return s;
+  };
+  const Layout out_layout = layout == Layout::Expanded ? Layout::Contiguous : layout;
+  switch (k) {
+    case Kind::Fill:
+      c.out = make_operand(out_dt, shape_of({5, 7}), out_layout, true, r, Domain::General);
+      c.scalars = {key == TSR_BOOL ? scalar_int(1) : floating ? scalar_float(2.5) : scalar_int(7)};
+      break;
+    case Kind::Copy:
+      if (source != key) c.name += std::string(" from ") + tsr_dtype_name(source);
+      c.inputs.push_back(make_operand(source, shape_of({5, 7}), layout, false, r,
+                                      source == key ? Domain::General : Domain::Positive));
+      c.out = make_operand(out_dt, shape_of({5, 7}), out_layout, true, r, Domain::General);
+      break;
+    case Kind::Binary:
+    case Kind::Compare:
+    case Kind::Unary:
+    case Kind::Where: {
+      const int n = k == Kind::Unary ? 1 : k == Kind::Where ? 3 : 2;
+      for (int i = 0; i < n; ++i) {
+        const int32_t dt = k == Kind::Where && i == 0 ? TSR_BOOL : key;
+        c.inputs.push_back(make_operand(dt, shape_of({5, 7}), layout, false, r, domain_of(op, i)));
+      }
+      c.out = make_operand(out_dt, shape_of({5, 7}), out_layout, true, r, Domain::General);
+      if (op == TSR_OP_POW || k == Kind::Unary) c.tolerance_scale = 4;
+      break;
+    }
+    case Kind::Reduce: {
+      std::vector<int64_t> in_shape = shape_of({5, 7}), out_shape = in_shape;
+      if (layout == Layout::AllDims) out_shape = {1, 1};
+      else if (layout == Layout::Empty) out_shape = {1, 7};  // reduce the empty dim: sum 0, mean NaN
+      else if (!out_shape.empty()) out_shape[1] = 1;
+      const Layout in_layout = layout == Layout::AllDims ? Layout::Contiguous : layout;
+      c.inputs.push_back(make_operand(key, in_shape, in_layout, false, r, Domain::General));
+      c.out = make_operand(out_dt, out_shape, layout == Layout::Sliced ? Layout::Sliced : Layout::Contiguous, true, r,
+                           Domain::General);
+      if (op == TSR_OP_ARGMAX) c.params = layout == Layout::AllDims || layout == Layout::Scalar ? std::vector<int64_t>{1, 0}
+                                                                                              : std::vector<int64_t>{0, 1};
+      c.tolerance_scale = 10;
+      break;
+    }
+    case Kind::Matmul: {
+      std::vector<int64_t> a = {5, 6}, b = {6, 7}, o = {5, 7};
+      if (layout == Layout::Empty) a[1] = b[0] = 0;  // k = 0: the output is all zeros
+      if (layout == Layout::Batched || layout == Layout::Expanded) {
+        a.insert(a.begin(), 3);
+        b.insert(b.begin(), 3);
+        o.insert(o.begin(), 3);
+      }
+      const Layout in_layout = layout == Layout::Empty || layout == Layout::Batched ? Layout::Contiguous : layout;
+      c.inputs.push_back(make_operand(key, a, in_layout, false, r, Domain::General));
+      c.inputs.push_back(make_operand(key, b, layout == Layout::Expanded ? Layout::Contiguous : in_layout, false, r,
+                                      Domain::General));
+      c.out = make_operand(out_dt, o, layout == Layout::Sliced ? Layout::Sliced : Layout::Contiguous, true, r,
+                           Domain::General);
+      c.params = {0};
+      c.tolerance_scale = 10;
+      break;
+    }
+    case Kind::Arange:
+      c.out = make_operand(out_dt, shape_of({37}), layout, true, r, Domain::General);
+      c.scalars = floating ? std::vector<tsr_scalar>{scalar_float(1.5), scalar_float(0.25)}
+                           : std::vector<tsr_scalar>{scalar_int(3), scalar_int(2)};
+      break;
+    case Kind::Linspace:
+      c.out = make_operand(out_dt, shape_of({37}), layout, true, r, Domain::General);
+      c.scalars = floating ? std::vector<tsr_scalar>{scalar_float(-1), scalar_float(2)}
+                           : std::vector<tsr_scalar>{scalar_float(-5), scalar_float(67)};
+      break;
+    case Kind::Random:
+      c.out = make_operand(out_dt, layout == Layout::Transposed ? std::vector<int64_t>{25, 40} : std::vector<int64_t>{1000},
+                           layout, true, r, Domain::General);
+      c.scalars = op == TSR_OP_RAND_NORMAL ? std::vector<tsr_scalar>{scalar_float(0.5), scalar_float(2)}
+                                           : std::vector<tsr_scalar>{scalar_float(-1), scalar_float(2)};
+      c.params = {1234, 77};
+      c.tolerance_scale = 10;
+      break;
+  }
+  return c;
+}
+
+// torch.testing.assert_close's default tolerances per dtype.
+void tolerances(int32_t dt, double& rtol, double& atol) {
+  switch (dt) {
+    case TSR_FLOAT16: rtol = 1e-3; atol = 1e-5; break;
+    case TSR_BFLOAT16: rtol = 1.6e-2; atol = 1e-5; break;
+    case TSR_FLOAT32: rtol = 1.3e-6; atol = 1e-5; break;
+    case TSR_FLOAT64: rtol = 1e-7; atol = 1e-7; break;
+    default: rtol = 0; atol = 0;
+  }
+}
+
+// ---- running ----------------------------------------------------------------
+
+// Device copies of a case's operands, freed at scope exit.
+class DeviceOperands {
+ public:
+  DeviceOperands(const PluginHandle& p, int32_t device) : p_(p), device_(device) {}
+  DeviceOperands(const DeviceOperands&) = delete;
+  DeviceOperands& operator=(const DeviceOperands&) = delete;
+  ~DeviceOperands() {
+    for (size_t i = 0; i < ptrs_.size(); ++i) p_.device().deallocate(p_.ctx(), device_, ptrs_[i], sizes_[i]);
+  }
+  // Allocates and uploads; returns the device address.
+  tsr_status upload(const Operand& o, void** out) {
+    *out = nullptr;
+    size_t n = o.bytes.size();
+    tsr_status st = p_.device().allocate(p_.ctx(), device_, n, out);
+    if (st != TSR_OK) return st;
+    ptrs_.push_back(*out);
+    sizes_.push_back(n);
+    return p_.device().copy_host_to_device(p_.ctx(), device_, *out, o.bytes.data(), n, nullptr);
+  }
+  tsr_status download(void* ptr, std::vector<unsigned char>& to) {
+    return p_.device().copy_device_to_host(p_.ctx(), device_, to.data(), ptr, to.size(), nullptr);
+  }
+
+ private:
+  const PluginHandle& p_;
+  int32_t device_;
+  std::vector<void*> ptrs_;
+  std::vector<size_t> sizes_;
+};
+
+tsr_kernel_fn find_kernel(const PluginHandle& p, int32_t op, int32_t dtype) {
+  const tsr_kernel_table& t = p.kernels();
+  for (size_t i = 0; i < t.count; ++i)
+    if (t.entries[i].op == op && t.entries[i].dtype == dtype) return t.entries[i].fn;
+  return nullptr;
+}
+
+tsr_kernel_args make_args(int32_t op, int32_t device, const Case& c, std::vector<tsr_tensor_desc>& in,
+                          std::vector<const tsr_tensor_desc*>& in_ptrs, const tsr_tensor_desc* out) {
+  in_ptrs.clear();
+  for (const tsr_tensor_desc& d : in) in_ptrs.push_back(&d);
+  tsr_kernel_args a{};
+  a.struct_size = TSR_KERNEL_ARGS_STRUCT_SIZE;
+  a.op = op;
+  a.device_index = device;
+  a.inputs = in_ptrs.data();
+  a.num_inputs = static_cast<int32_t>(in_ptrs.size());
+  a.output = out;
+  a.scalars = c.scalars.data();
+  a.num_scalars = static_cast<int32_t>(c.scalars.size());
+  a.params = c.params.data();
+  a.num_params = static_cast<int32_t>(c.params.size());
+  return a;
+}
+
+// Runs on the reference plugin (host memory); the output's bytes come back in `out`.
+std::string run_reference(const PluginHandle& ref, tsr_kernel_fn fn, int32_t op, const Case& c,
+                          std::vector<unsigned char>& out) {
+  std::vector<Operand> inputs = c.inputs;  // writable copies
+  out = c.out.bytes;
+  std::vector<tsr_tensor_desc> in;
+  for (Operand& o : inputs) {
+    in.push_back(o.desc);
+    in.back().data = o.bytes.data();
+    in.back().device = tsr_device{TSR_DEVICE_CPU, 0};
+  }
+  tsr_tensor_desc od = c.out.desc;
+  od.data = out.data();
+  od.device = tsr_device{TSR_DEVICE_CPU, 0};
+  std::vector<const tsr_tensor_desc*> ptrs;
+  tsr_kernel_args a = make_args(op, 0, c, in, ptrs, &od);
+  clear_plugin_error();
+  tsr_status st = fn(ref.ctx(), &a);
+  if (st != TSR_OK) return "the reference failed (status " + std::to_string(st) + "): " + plugin_error();
+  return {};
+}
+
+std::string run_under_test(const PluginHandle& p, tsr_kernel_fn fn, int32_t op, int32_t device, const Case& c,
+                           std::vector<unsigned char>& out) {
+  DeviceOperands mem(p, device);
+  std::vector<tsr_tensor_desc> in;
+  std::vector<void*> in_ptr;
+  // A named device type gets its number from the runtime; any dynamic one will do here.
+  const int32_t type = p.api().device_type != TSR_DEVICE_UNDEFINED ? p.api().device_type : TSR_DEVICE_DYNAMIC_BASE;
+  tsr_device dev{type, device};
+  for (const Operand& o : c.inputs) {
+    void* ptr = nullptr;
+    if (tsr_status st = mem.upload(o, &ptr); st != TSR_OK) return "uploading an input: " + plugin_error();
+    in.push_back(o.desc);
+    in.back().data = ptr;
+    in.back().device = dev;
+    in_ptr.push_back(ptr);
+  }
+  void* out_ptr = nullptr;
+  if (tsr_status st = mem.upload(c.out, &out_ptr); st != TSR_OK) return "uploading the output: " + plugin_error();
+  tsr_tensor_desc od = c.out.desc;
+  od.data = out_ptr;
+  od.device = dev;
+  std::vector<const tsr_tensor_desc*> ptrs;
+  tsr_kernel_args a = make_args(op, device, c, in, ptrs, &od);
+  clear_plugin_error();
+  tsr_status st = fn(p.ctx(), &a);
+  if (st != TSR_OK) return "the kernel returned status " + std::to_string(st) + ": " + plugin_error();
+  if (p.device().synchronize(p.ctx(), device) != TSR_OK) return "synchronize failed: " + plugin_error();
+  out = c.out.bytes;
+  if (mem.download(out_ptr, out) != TSR_OK) return "reading the output back: " + plugin_error();
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    std::vector<unsigned char> now(c.inputs[i].bytes.size());
+    if (mem.download(in_ptr[i], now) != TSR_OK) return "reading an input back: " + plugin_error();
+    if (now != c.inputs[i].bytes) return "input " + std::to_string(i) + " changed";
+  }
+  return {};
+}
+
+// Compares the two output storages: elements within tolerance, everything
+// else still sentinel bytes in both. Returns "" or what differs.
+std::string compare(const Case& c, const std::vector<unsigned char>& got, const std::vector<unsigned char>& want) {
+  const tsr_tensor_desc& d = c.out.desc;
+  const size_t elem = tsr_dtype_size(d.dtype);
+  std::vector<bool> is_element(got.size() / elem, false);
+  double rtol = 0, atol = 0;
+  tolerances(d.dtype, rtol, atol);
+  rtol *= c.tolerance_scale;
+  atol *= c.tolerance_scale;
+  std::string first;
+  int64_t bad = 0, index = 0;
+  for_each_offset(d, [&](int64_t off) {
+    is_element[static_cast<size_t>(off)] = true;
+    const double g = load(got.data() + static_cast<size_t>(off) * elem, d.dtype);
+    const double w = load(want.data() + static_cast<size_t>(off) * elem, d.dtype);
+    bool ok = g == w || (std::isnan(g) && std::isnan(w)) || (std::isfinite(w) && std::fabs(g - w) <= atol + rtol * std::fabs(w));
+    if (d.dtype == TSR_INT64) ok = std::memcmp(got.data() + static_cast<size_t>(off) * elem,
+                                              want.data() + static_cast<size_t>(off) * elem, elem) == 0;
+    if (!ok && bad++ == 0) first = "element " + std::to_string(index) + ": got " + std::to_string(g) + ", expected " + std::to_string(w);
+    ++index;
+  });
+  if (bad > 0) return std::to_string(bad) + " of " + std::to_string(index) + " elements differ; first " + first;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (is_element[i / elem]) continue;
+    if (got[i] != kSentinel) return "wrote outside the output's elements (byte " + std::to_string(i) + " of the storage)";
+    if (want[i] != kSentinel) return "the reference wrote outside the output's elements (byte " + std::to_string(i) + ")";
+  }
+  return {};
+}
+
+}  // namespace
+
+void check_ops(const PluginHandle& p, const PluginHandle& ref, int32_t device, const std::string& only_op, Report& r) {
+  const tsr_kernel_table& t = p.kernels();
+  uint64_t seed = 1;
+  for (int32_t op = 0; op < TSR_OP_COUNT; ++op) {
+    const std::string group = tsr_op_name(op);
+    if (!only_op.empty() && only_op != group) continue;
+    for (int32_t key = 0; key < TSR_DTYPE_COUNT; ++key) {
+      tsr_kernel_fn fn = nullptr;
+      for (size_t i = 0; i < t.count; ++i)
+        if (t.entries[i].op == op && t.entries[i].dtype == key) fn = t.entries[i].fn;
+      if (fn == nullptr) continue;
+      tsr_kernel_fn ref_fn = find_kernel(ref, op, key);
+      if (ref_fn == nullptr) {
+        r.skip(group, tsr_dtype_name(key), "the reference has no kernel for this dtype");
+        continue;
+      }
+      std::vector<int32_t> sources = {key};
+      if (op == TSR_OP_COPY && key != TSR_INT32) sources.push_back(TSR_INT32);
+      for (int32_t source : sources)
+        for (Layout layout : layouts_of(kind_of(op), op)) {
+          Case c = build_case(op, key, layout, source, seed++);
+          std::vector<unsigned char> want, got;
+          std::string problem = run_reference(ref, ref_fn, op, c, want);
+          if (!problem.empty()) {
+            r.skip(group, c.name, problem);
+            continue;
+          }
+          problem = run_under_test(p, fn, op, device, c, got);
+          if (problem.empty()) problem = compare(c, got, want);
+          problem.empty() ? r.pass(group, c.name) : r.fail(group, c.name, problem);
+        }
+    }
+  }
+}
+
+}  // namespace tessera::tool
