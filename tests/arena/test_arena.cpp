@@ -1,0 +1,208 @@
+// The arena plugin through the public API: its memory is reached only
+// through its copy functions, the ops it lacks run on the CPU when its
+// config allows (Note [CPU fallback] in runtime/fallback.cpp) with the CPU's
+// results, one warning per op, and a clear error when it does not.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "tessera/tessera.hpp"
+
+using tessera::Error;
+using tessera::Runtime;
+using tessera::Tensor;
+
+namespace {
+
+std::string config(bool fallback, const std::string& arena_options = R"({"devices": 2})") {
+  return std::string(R"({"plugins": [{"name": "cpu_tbb", "library": ")") + TESSERA_TEST_CPU_PLUGIN +
+         R"("}, {"name": "arena", "library": ")" + TESSERA_TEST_ARENA_PLUGIN + R"(", "fallback": )" +
+         (fallback ? "true" : "false") + R"(, "options": )" + arena_options + "}]}";
+}
+
+// A runtime from config text (tessera.hpp's Runtime takes a file; write one).
+Runtime make_runtime(const std::string& text) {
+  char path[] = "/tmp/tessera_arena_XXXXXX.json";
+  int fd = mkstemps(path, 5);
+  REQUIRE(fd >= 0);
+  REQUIRE(write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+  close(fd);
+  Runtime rt(path);
+  std::remove(path);
+  return rt;
+}
+
+Tensor cpu_copy(const Runtime& rt, const Tensor& t) { return t.to(rt.device("cpu")); }
+
+// Exactly equal (same shape, dtype, values): results computed by the same
+// CPU kernels on the same bytes.
+void require_same(const Runtime& rt, const Tensor& actual_on_arena, const Tensor& expected_on_cpu, double tol = 0) {
+  Tensor a = cpu_copy(rt, actual_on_arena);
+  INFO(a.str() + "\nvs\n" + expected_on_cpu.str());
+  REQUIRE(tsr_assert_close(a.get(), expected_on_cpu.get(), tol, tol, 1) == TSR_OK);
+}
+
+Tensor arange_f32(const Runtime& rt, int64_t n, tsr_device dev) {
+  return Tensor::arange(rt, 0, n, 1, TSR_FLOAT32, dev).binary(TSR_OP_MUL, 0.37).binary(TSR_OP_SUB, 3.0);
+}
+
+// Captures what the runtime writes on stderr while it lives.
+class StderrCapture {
+ public:
+  StderrCapture() {
+    std::fflush(stderr);
+    saved_ = dup(2);
+    std::FILE* f = std::tmpfile();
+    file_ = f;
+    dup2(fileno(f), 2);
+  }
+  ~StderrCapture() { restore(); }
+  std::string text() {
+    restore();
+    std::rewind(file_);
+    std::string s;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, file_)) > 0) s.append(buf, n);
+    return s;
+  }
+
+ private:
+  void restore() {
+    if (saved_ < 0) return;
+    std::fflush(stderr);
+    dup2(saved_, 2);
+    close(saved_);
+    saved_ = -1;
+  }
+  int saved_ = -1;
+  std::FILE* file_ = nullptr;
+};
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("arena memory is a handle space the host cannot address") {
+  Runtime rt = make_runtime(config(true));
+  tsr_device arena = rt.device("arena:0");
+  Tensor x = Tensor::from_host<float>(rt, {1.5f, -2.0f, 3.25f}, {3}, TSR_FLOAT32, arena);
+  // Non-canonical x86-64 addresses: dereferencing one would fault.
+  REQUIRE((reinterpret_cast<uintptr_t>(x.data_ptr()) >> 48) == 0x5A5A);
+  REQUIRE(x.to_vector<float>() == std::vector<float>{1.5f, -2.0f, 3.25f});
+  REQUIRE(x.str() == "tensor([ 1.5000, -2.0000,  3.2500], device='arena:0')");
+  // Between two arena devices, and back.
+  Tensor y = x.to(rt.device("arena:1")).binary(TSR_OP_MUL, 2.0);
+  REQUIRE(rt.device_name(y.device()) == "arena:1");
+  REQUIRE(y.to_vector<float>() == std::vector<float>{3.0f, -4.0f, 6.5f});
+}
+
+TEST_CASE("ops the arena lacks fall back to the CPU with the CPU's results") {
+  Runtime rt = make_runtime(config(true));
+  tsr_device arena = rt.device("arena:0"), cpu = rt.device("cpu");
+  Tensor a_cpu = arange_f32(rt, 24, cpu).view({4, 6});
+  Tensor a = a_cpu.to(arena);
+  Tensor b_cpu = arange_f32(rt, 6, cpu).binary(TSR_OP_ADD, 0.5);
+  Tensor b = b_cpu.to(arena);
+  // Transposed, step-sliced and broadcast inputs keep their strides.
+  require_same(rt, a.T().exp(), a_cpu.T().exp());
+  require_same(rt, a.slice(1, 1, TSR_SLICE_NONE, 2).tanh(), a_cpu.slice(1, 1, TSR_SLICE_NONE, 2).tanh());
+  require_same(rt, a.binary(TSR_OP_DIV, b), a_cpu.binary(TSR_OP_DIV, b_cpu));
+  require_same(rt, a.binary(TSR_OP_GT, b), a_cpu.binary(TSR_OP_GT, b_cpu));
+  require_same(rt, a.matmul(a.T()), a_cpu.matmul(a_cpu.T()));
+  require_same(rt, a.argmax(1), a_cpu.argmax(1));
+  require_same(rt, a.mean({0}), a_cpu.mean({0}));
+  // An op the arena implements runs there (its own sum: float64 accumulation).
+  require_same(rt, a.sum({1}), a_cpu.sum({1}), 1e-6);
+  Tensor cond = a.binary(TSR_OP_GT, 0.0);
+  Tensor w = Tensor(nullptr);
+  tsr_tensor* out = nullptr;
+  REQUIRE(tsr_where(cond.get(), a.get(), b.get(), &out) == TSR_OK);
+  w = Tensor(out);
+  REQUIRE(tsr_where(cond.to(cpu).get(), a_cpu.get(), b_cpu.get(), &out) == TSR_OK);
+  require_same(rt, w, Tensor(out));
+  // Seeded random numbers are the CPU's.
+  rt.manual_seed(7);
+  Tensor r = Tensor::randn(rt, {100}, TSR_FLOAT32, arena);
+  rt.manual_seed(7);
+  require_same(rt, r, Tensor::randn(rt, {100}, TSR_FLOAT32, cpu));
+}
+
+TEST_CASE("an in-place fallback on a strided view writes only the view's elements") {
+  Runtime rt = make_runtime(config(true));
+  tsr_device arena = rt.device("arena:0"), cpu = rt.device("cpu");
+  Tensor x_cpu = arange_f32(rt, 24, cpu).view({4, 6});
+  Tensor x = x_cpu.to(arena);
+  Tensor v = x.slice(1, 0, TSR_SLICE_NONE, 2);      // every other column
+  REQUIRE(tsr_unary_(TSR_OP_EXP, v.get()) == TSR_OK);  // exp_ is not an arena kernel
+  REQUIRE(tsr_unary_(TSR_OP_EXP, x_cpu.slice(1, 0, TSR_SLICE_NONE, 2).get()) == TSR_OK);
+  require_same(rt, x, x_cpu);
+}
+
+TEST_CASE("each op that falls back warns once") {
+  std::string log;
+  {
+    StderrCapture capture;
+    Runtime rt = make_runtime(config(true));
+    Tensor a = arange_f32(rt, 8, rt.device("arena:0"));
+    for (int i = 0; i < 3; ++i) a.exp();
+    a.tanh();
+    a.add_(1.0);  // the arena's own kernel: no warning
+    log = capture.text();
+  }
+  INFO(log);
+  REQUIRE(count(log, "warning: exp is not implemented by device type arena (plugin \"arena\"); running it on "
+                     "the CPU with copies in and out") == 1);
+  REQUIRE(count(log, "warning: tanh is not implemented") == 1);
+  REQUIRE(count(log, "warning: arange is not implemented") == 1);
+  REQUIRE(count(log, "warning:") == 3);
+}
+
+TEST_CASE("without fallback a missing op says where it is supported") {
+  Runtime rt = make_runtime(config(false));
+  Tensor a = Tensor::zeros(rt, {3}, TSR_FLOAT32, rt.device("arena:0"));  // fill: an arena kernel
+  tsr_tensor* out = nullptr;
+  REQUIRE(tsr_unary(TSR_OP_EXP, a.get(), &out) == TSR_ERR_UNSUPPORTED);
+  REQUIRE(out == nullptr);
+  REQUIRE(std::string(tsr_last_error_message()) ==
+          "exp: not supported on device arena:0 for dtype float32; supported on: cpu");
+  // What the arena has still works.
+  REQUIRE(a.binary(TSR_OP_ADD, 2.0).to_vector<float>() == std::vector<float>{2, 2, 2});
+}
+
+TEST_CASE("arena out of memory names the sizes and the runtime keeps working") {
+  Runtime rt = make_runtime(config(true, R"({"bytes": 1048576})"));
+  tsr_device arena = rt.device("arena:0");
+  int64_t shape[1] = {1 << 20};  // 4 MiB of float32 in a 1 MiB arena
+  tsr_tensor* out = nullptr;
+  REQUIRE(tsr_empty(rt.get(), 1, shape, TSR_FLOAT32, arena, &out) == TSR_ERR_OUT_OF_MEMORY);
+  REQUIRE(out == nullptr);
+  std::string why = tsr_last_error_message();
+  INFO(why);
+  REQUIRE(why.find("out of memory on arena:0: asked 4194304 bytes, 1048576 free") != std::string::npos);
+  Tensor small = Tensor::full(rt, {1000}, 2.5, TSR_FLOAT32, arena);
+  REQUIRE(small.sum().item_double() == 2500.0);
+}
+
+TEST_CASE("bad arena options are refused with the plugin's reason") {
+  tsr_runtime_options ro{};
+  ro.struct_size = TSR_RUNTIME_OPTIONS_STRUCT_SIZE;
+  std::string text = config(true, R"({"devicez": 2})");
+  ro.config_json = text.c_str();
+  ro.strict_plugins = 1;
+  tsr_runtime* rt = nullptr;
+  REQUIRE(tsr_runtime_create(&ro, &rt) != TSR_OK);
+  REQUIRE(rt == nullptr);
+  REQUIRE(std::string(tsr_last_error_message()).find("arena: unknown option \"devicez\" (known: devices, bytes)") !=
+          std::string::npos);
+}
