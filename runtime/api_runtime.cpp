@@ -1,4 +1,5 @@
 // The C API: runtime, devices, errors.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -125,6 +126,33 @@ tsr_status tsr_synchronize(tsr_runtime* rt, tsr_device device) {
     const DeviceType& type = require(rt, "runtime").registry.require_device(device);
     tsr_status st = type.iface->synchronize(type.ctx, device.index);
     if (st != TSR_OK) fail(st, std::string("synchronize failed: ") + last_error_message());
+  });
+}
+
+tsr_status tsr_empty_cache(tsr_runtime* rt, tsr_device device) {
+  return guard([&] {
+    const DeviceType& type = require(rt, "runtime").registry.require_device(device);
+    if (type.iface->empty_cache == nullptr) return;  // optional slot: nothing cached
+    tsr_status st = type.iface->empty_cache(type.ctx, device.index);
+    if (st != TSR_OK) fail(st, "empty_cache failed on " + rt->registry.device_name(device) + ": " + last_error_message());
+  });
+}
+
+tsr_status tsr_get_memory_stats(tsr_runtime* rt, tsr_device device, tsr_memory_stats* out) {
+  return guard([&] {
+    const DeviceType& type = require(rt, "runtime").registry.require_device(device);
+    if (out == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "tsr_get_memory_stats: out is NULL");
+    if (out->struct_size < TSR_STRUCT_SIZE(tsr_memory_stats, struct_size))
+      fail(TSR_ERR_INVALID_ARGUMENT, "tsr_get_memory_stats: out->struct_size is not set");
+    if (type.iface->memory_stats == nullptr)
+      fail(TSR_ERR_UNSUPPORTED, "memory statistics: plugin \"" + type.plugin->config().name + "\" (" +
+                                    rt->registry.device_name(device) + ") does not report memory use");
+    tsr_memory_stats stats{};
+    stats.struct_size = out->struct_size;
+    tsr_status st = type.iface->memory_stats(type.ctx, device.index, &stats.in_use, &stats.reserved);
+    if (st != TSR_OK)
+      fail(st, "memory statistics failed on " + rt->registry.device_name(device) + ": " + last_error_message());
+    std::memcpy(out, &stats, std::min(out->struct_size, sizeof stats));  // Note [Extensible structs]
   });
 }
 

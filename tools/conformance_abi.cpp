@@ -238,6 +238,24 @@ void check_memory(const PluginHandle& p, int32_t device, Report& r) {
   } else {
     r.skip(g, "streams", "optional slots not implemented");
   }
+  if (d.memory_stats != nullptr) {  // since 1.1: in use grows by at least what is allocated
+    uint64_t used0 = 0, reserved0 = 0, used1 = 0, reserved1 = 0, used2 = 0, reserved2 = 0;
+    tsr_status st = d.memory_stats(ctx, device, &used0, &reserved0);
+    {
+      Block a(p, device);
+      if (st == TSR_OK) st = a.allocate(size_t{1} << 20);
+      if (st == TSR_OK) st = d.memory_stats(ctx, device, &used1, &reserved1);
+    }
+    if (st == TSR_OK) st = d.memory_stats(ctx, device, &used2, &reserved2);
+    r.expect(st == TSR_OK && used1 >= used0 + (uint64_t{1} << 20) && reserved1 >= used1 && reserved0 >= used0 &&
+                 used2 == used0,
+             g, "memory_stats follows an allocation",
+             st != TSR_OK ? why(st)
+                          : "in use " + std::to_string(used0) + " -> " + std::to_string(used1) + " -> " +
+                                std::to_string(used2) + " around a 1 MiB block, reserved " + std::to_string(reserved1));
+  } else {
+    r.skip(g, "memory_stats", "optional slot (ABI 1.1) not implemented");
+  }
   if (total > 0) {
     tsr_device_properties after{};
     after.struct_size = sizeof after;

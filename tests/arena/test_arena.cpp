@@ -206,3 +206,22 @@ TEST_CASE("bad arena options are refused with the plugin's reason") {
   REQUIRE(std::string(tsr_last_error_message()).find("arena: unknown option \"devicez\" (known: devices, bytes)") !=
           std::string::npos);
 }
+
+TEST_CASE("memory statistics (ABI 1.1) follow the arena's allocations") {
+  Runtime rt = make_runtime(config(true, R"({"bytes": 1048576})"));
+  tsr_device arena = rt.device("arena:0");
+  auto stats = [&] {
+    tsr_memory_stats s{};
+    s.struct_size = TSR_MEMORY_STATS_STRUCT_SIZE;
+    REQUIRE(tsr_get_memory_stats(rt.get(), arena, &s) == TSR_OK);
+    REQUIRE(s.reserved == 1048576);
+    return s.in_use;
+  };
+  const uint64_t before = stats();
+  {
+    Tensor t = Tensor::zeros(rt, {1000}, TSR_FLOAT64, arena);  // 8000 bytes, 8000 rounded to 64
+    REQUIRE(stats() == before + 8000);
+  }
+  REQUIRE(stats() == before);
+  REQUIRE(tsr_empty_cache(rt.get(), arena) == TSR_OK);  // no cache: the optional slot's no-op
+}

@@ -21,6 +21,7 @@
 #include "error.hpp"
 #include "paths.hpp"
 #include "plugin_loader.hpp"
+#include "tessera/tessera.h"
 
 namespace fs = std::filesystem;
 using namespace tessera::rt;
@@ -259,6 +260,52 @@ TEST_CASE("a plugin of a newer minor version loads; what this runtime does not k
   CHECK(buf == std::vector<float>{7.0f, 7.0f, 7.0f});
   p.reset();
   CHECK(destroyed == 1);
+}
+
+TEST_CASE("a plugin of an older minor version loads; the slots it predates read as absent") {
+  long long counter = 0;
+  auto p = load_plugin(plugin_config("older", "good_older_minor.so", counting_options(&counter)), "/",
+                       {kTestPlugins.string()});
+  CHECK(p->abi_version() == TSR_MAKE_VERSION(1, 0));
+  // Its struct_size ends before memory_stats (ABI 1.1); the poisoned pointer past it is not copied.
+  CHECK(p->device().memory_stats == nullptr);
+  CHECK(p->device().empty_cache == nullptr);
+  const auto buf = fill_through_plugin(*p, {2, 2}, {2, 1}, 1, 5, 3.5f);
+  CHECK(buf == std::vector<float>{-1.0f, 3.5f, 3.5f, 3.5f, 3.5f});
+  p.reset();
+  CHECK(counter == 1);  // destroyed once; the poison (+1000) never ran
+
+  // Through the public API: the 1.1 calls fall back.
+  counter = 0;
+  const std::string config = R"({"plugins": [{"name": "older", "library": ")" +
+                             (kTestPlugins / "good_older_minor.so").string() + R"(", "options": )" +
+                             counting_options(&counter) + "}]}";
+  tsr_runtime_options ro{};
+  ro.struct_size = TSR_RUNTIME_OPTIONS_STRUCT_SIZE;
+  ro.config_json = config.c_str();
+  ro.strict_plugins = 1;
+  tsr_runtime* rt = nullptr;
+  REQUIRE(tsr_runtime_create(&ro, &rt) == TSR_OK);
+  tsr_device null0{};
+  REQUIRE(tsr_device_parse(rt, "null:0", &null0) == TSR_OK);
+  CHECK(tsr_empty_cache(rt, null0) == TSR_OK);  // optional slot absent: a no-op
+  tsr_memory_stats stats{};
+  stats.struct_size = TSR_MEMORY_STATS_STRUCT_SIZE;
+  CHECK(tsr_get_memory_stats(rt, null0, &stats) == TSR_ERR_UNSUPPORTED);
+  CHECK(std::string(tsr_last_error_message()) ==
+        "memory statistics: plugin \"older\" (null:0) does not report memory use");
+  int64_t shape[1] = {3};
+  tsr_scalar v{};
+  v.kind = TSR_SCALAR_FLOAT;
+  v.f = 2.25;
+  tsr_tensor* t = nullptr;
+  REQUIRE(tsr_full(rt, 1, shape, v, TSR_FLOAT32, null0, &t) == TSR_OK);
+  float back[3] = {};
+  REQUIRE(tsr_read(t, back, sizeof back) == TSR_OK);
+  CHECK((back[0] == 2.25f && back[1] == 2.25f && back[2] == 2.25f));
+  tsr_tensor_release(t);
+  tsr_runtime_destroy(rt);
+  CHECK(counter == 1);
 }
 
 TEST_CASE("the host api stores errors per thread and logs one line") {

@@ -156,9 +156,16 @@ typedef struct tsr_device_iface {
 
   /* Optional: returns cached, unused memory to the system; fallback: no-op. */
   tsr_status (*empty_cache)(void* ctx, int32_t device);
+
+  /* ---- since ABI 1.1 ---- */
+  /* Optional: bytes of `device` in live allocations (*in_use) and held by
+   * the plugin, in use or cached for reuse (*reserved; >= *in_use), as
+   * PyTorch's memory_allocated / memory_reserved. Fallback: the runtime
+   * reports the statistics as unavailable. */
+  tsr_status (*memory_stats)(void* ctx, int32_t device, uint64_t* in_use, uint64_t* reserved);
 } tsr_device_iface;
 
-#define TSR_DEVICE_IFACE_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_device_iface, empty_cache)
+#define TSR_DEVICE_IFACE_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_device_iface, memory_stats)
 
 /* ---- the handshake ------------------------------------------------------- */
 

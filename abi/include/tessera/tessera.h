@@ -115,6 +115,21 @@ TSR_API int32_t tsr_runtime_has_kernel(tsr_runtime* rt, tsr_device device, tsr_o
 /* Waits for all queued work on a device. */
 TSR_API tsr_status tsr_synchronize(tsr_runtime* rt, tsr_device device);
 
+/* Since ABI 1.1. Returns the device's cached, unused memory to the system
+ * (a no-op for plugins that keep no cache). Memory of live tensors stays. */
+TSR_API tsr_status tsr_empty_cache(tsr_runtime* rt, tsr_device device);
+
+/* Since ABI 1.1. Memory use of one device, in bytes. */
+typedef struct tsr_memory_stats {
+  size_t struct_size; /* set by the caller: TSR_MEMORY_STATS_STRUCT_SIZE */
+  uint64_t in_use;    /* bytes in live allocations (PyTorch's memory_allocated) */
+  uint64_t reserved;  /* bytes the plugin holds, in use or cached (memory_reserved) */
+} tsr_memory_stats;
+#define TSR_MEMORY_STATS_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_memory_stats, reserved)
+/* Fills up to out->struct_size bytes. TSR_ERR_UNSUPPORTED when the device's
+ * plugin does not report memory use (the message names the plugin). */
+TSR_API tsr_status tsr_get_memory_stats(tsr_runtime* rt, tsr_device device, tsr_memory_stats* out);
+
 /* Seeds the runtime's counter-based generator (Philox-4x32-10): rand and
  * randn then produce the same numbers on every device and thread count. */
 TSR_API void tsr_manual_seed(tsr_runtime* rt, uint64_t seed);

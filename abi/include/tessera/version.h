@@ -19,6 +19,12 @@
  *    plugin answers with the version it was built against in
  *    tsr_plugin_api.abi_version. Both then use only what the smaller minor
  *    version defines.
+ *
+ * History:
+ *   1.0  the first ABI.
+ *   1.1  tsr_device_iface.memory_stats (optional slot, appended);
+ *        tsr_empty_cache, tsr_get_memory_stats and struct tsr_memory_stats in the
+ *        public API.
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H
@@ -26,7 +32,7 @@
 #include <stdint.h>
 
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 0
+#define TSR_ABI_VERSION_MINOR 1
 
 /* Packs (major, minor) into one uint32_t: major in the high 16 bits. */
 #define TSR_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))

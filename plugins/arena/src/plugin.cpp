@@ -104,6 +104,18 @@ tsr_status synchronize(void* ctx, int32_t device) {
   return TSR_OK;  // every op completes before it returns
 }
 
+// Since ABI 1.1. The whole arena is reserved up front; in use is what live
+// allocations hold, rounded to 64 bytes.
+tsr_status memory_stats(void* ctx, int32_t device, uint64_t* in_use, uint64_t* reserved) {
+  Instance& inst = self(ctx);
+  if (device < 0 || device >= inst.arenas.count())
+    return inst.error(TSR_ERR_INVALID_ARGUMENT, "memory_stats: no device " + std::to_string(device));
+  const Arena& a = inst.arenas.arena(device);
+  *reserved = a.capacity();
+  *in_use = a.capacity() - a.free_bytes();
+  return TSR_OK;
+}
+
 void destroy(void* ctx) { delete static_cast<Instance*>(ctx); }
 
 int64_t option_int(const nlohmann::json& options, const char* key, int64_t fallback, int64_t lo, int64_t hi) {
@@ -148,6 +160,9 @@ tsr_status init(const tsr_plugin_init_args* args, const tsr_plugin_api** out) {
   d.copy_device_to_device = &device_to_device;
   d.synchronize = &synchronize;
   // stream_* and empty_cache stay NULL: optional slots, the runtime's fallbacks apply.
+  // memory_stats exists since ABI 1.1: a runtime of 1.0 reads struct_size
+  // bytes at most and never sees it.
+  d.memory_stats = &memory_stats;
   tsr_plugin_api& a = inst->api;
   a.struct_size = TSR_PLUGIN_API_STRUCT_SIZE;
   a.abi_version = TSR_ABI_VERSION;
