@@ -107,6 +107,11 @@ def to_dlpack(t, stream=None):
         # PyTorch 1.13 (and NumPy 1.24) have no DLPack bool; say so as PyTorch does.
         raise RuntimeError("Bool type is not supported by dlpack")
     dev = C.tensor_device(h)
+    if dev.type >= 64:
+        # A runtime-numbered device type (a plugin's own, such as "arena")
+        # has no DLPack device code: no consumer could read the memory.
+        raise BufferError(f"a tensor on {t.device} cannot be shared through DLPack: its device type has no "
+                          "DLPack code; copy it with .cpu() first")
     n = C.tensor_ndim(h)
     Block = _BLOCKS.get(n)
     if Block is None:

@@ -1,0 +1,42 @@
+"""The package on a plugin's own device (the sample arena plugin, whose
+memory the host cannot address), in a subprocess with its own config."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+SCRIPT = r"""
+import tessera, torch
+x = tessera.arange(6, device="arena:0").view(2, 3)
+print(x.device, x.T.stride())
+print((x.float() * 2).exp().sum().item() == torch.exp(torch.arange(6).float() * 2).sum().item())
+for share in (lambda: x.numpy(), lambda: torch.from_dlpack(x)):
+    try:
+        share()
+    except (TypeError, BufferError) as e:
+        print(type(e).__name__, e)
+print(x.cpu().numpy().tolist())
+"""
+
+
+@pytest.mark.skipif("TESSERA_TEST_ARENA_PLUGIN" not in os.environ, reason="run by ctest, which names the arena plugin")
+def test_arena_tensors_compute_and_refuse_host_sharing(tmp_path):
+    config = {"plugins": [{"name": "cpu_tbb", "library": "cpu_tbb.so"},
+                          {"name": "arena", "library": os.environ["TESSERA_TEST_ARENA_PLUGIN"], "fallback": True}]}
+    path = tmp_path / "arena.json"
+    path.write_text(json.dumps(config))
+    env = dict(os.environ, TESSERA_CONFIG=str(path), TESSERA_LOG_LEVEL="error")
+    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "arena:0 (1, 3)",
+        "True",
+        "TypeError can't convert arena:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
+        "memory first.",
+        "BufferError a tensor on arena:0 cannot be shared through DLPack: its device type has no DLPack code; copy "
+        "it with .cpu() first",
+        "[[0, 1, 2], [3, 4, 5]]",
+    ]
