@@ -19,13 +19,20 @@ for share in (lambda: x.numpy(), lambda: torch.from_dlpack(x)):
     except (TypeError, BufferError) as e:
         print(type(e).__name__, e)
 print(x.cpu().numpy().tolist())
+before = tessera.memory_stats("arena:0")
+y = tessera.zeros(1000, dtype=tessera.float64, device="arena:0")
+after = tessera.memory_stats("arena:0")
+print(after["in_use"] - before["in_use"], after["reserved"])
+tessera.empty_cache("arena:0")
+tessera.synchronize("arena:0")
 """
 
 
 @pytest.mark.skipif("TESSERA_TEST_ARENA_PLUGIN" not in os.environ, reason="run by ctest, which names the arena plugin")
 def test_arena_tensors_compute_and_refuse_host_sharing(tmp_path):
     config = {"plugins": [{"name": "cpu_tbb", "library": "cpu_tbb.so"},
-                          {"name": "arena", "library": os.environ["TESSERA_TEST_ARENA_PLUGIN"], "fallback": True}]}
+                          {"name": "arena", "library": os.environ["TESSERA_TEST_ARENA_PLUGIN"], "fallback": True,
+                           "options": {"bytes": 16777216}}]}
     path = tmp_path / "arena.json"
     path.write_text(json.dumps(config))
     env = dict(os.environ, TESSERA_CONFIG=str(path), TESSERA_LOG_LEVEL="error")
@@ -39,4 +46,5 @@ def test_arena_tensors_compute_and_refuse_host_sharing(tmp_path):
         "BufferError a tensor on arena:0 cannot be shared through DLPack: its device type has no DLPack code; copy "
         "it with .cpu() first",
         "[[0, 1, 2], [3, 4, 5]]",
+        "8000 16777216",
     ]

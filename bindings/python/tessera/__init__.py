@@ -9,10 +9,12 @@ package to a build tree's build/lib/ or an install tree's lib/, else through
 ctypes.util.find_library. The runtime is created on first use from
 $TESSERA_CONFIG or the default config beside the library.
 """
+import ctypes
 import operator as _operator
 
 from . import _lib
 from ._lib import C as _C, check as _check, runtime as _runtime
+from ._types import as_device as _as_device
 from ._types import (DTYPES as _DTYPES, Size, bfloat16, device, dtype, finfo, float16, float32, float64,
                      int8, int16, int32, int64, promote_types, uint8)
 from ._types import bool_ as bool  # noqa: A001  (tessera.bool, as torch.bool)
@@ -28,6 +30,25 @@ __version__ = "0.1.0"
 half, double, long, short = float16, float64, int64, int16
 float = float32  # noqa: A001  (torch.float)
 int = int32  # noqa: A001  (torch.int)
+
+
+def synchronize(device=None):
+    """Waits for the work queued on `device` (default: the default device)."""
+    _check(_C.synchronize(_runtime(), _as_device(device)))
+
+
+def empty_cache(device=None):
+    """Returns `device`'s cached, unused memory to the system (torch.cuda.empty_cache)."""
+    _check(_C.empty_cache(_runtime(), _as_device(device)))
+
+
+def memory_stats(device=None):
+    """{"in_use": bytes in live tensors, "reserved": bytes held, cached included}
+    (torch.cuda.memory_allocated / memory_reserved); RuntimeError when the
+    device's plugin does not report them."""
+    stats = _lib.MemoryStats(struct_size=ctypes.sizeof(_lib.MemoryStats))
+    _check(_C.get_memory_stats(_runtime(), _as_device(device), ctypes.byref(stats)))
+    return {"in_use": stats.in_use, "reserved": stats.reserved}
 
 
 def get_default_dtype():
@@ -228,6 +249,6 @@ __all__ = [
     "argmax", "float32", "float64", "float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64", "bool",
     "promote_types", "get_default_dtype", "is_tensor", "zeros_like", "ones_like", "full_like", "empty_like",
     "rand_like", "randn_like", "clone", "reshape", "transpose", "permute", "flatten", "unsqueeze", "squeeze",
-    "eq", "ne", "lt", "le", "gt", "ge", "describe",
+    "eq", "ne", "lt", "le", "gt", "ge", "describe", "synchronize", "empty_cache", "memory_stats",
 ]
 del _DTYPES

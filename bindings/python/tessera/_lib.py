@@ -101,6 +101,10 @@ def struct_size(cls, last_field):
     return f.offset + f.size
 
 
+class MemoryStats(ctypes.Structure):
+    _fields_ = [("struct_size", c_size_t), ("in_use", c_uint64), ("reserved", c_uint64)]
+
+
 # tsr_deleter_fn: void (*)(void* ctx, void* data)
 DELETER_FN = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 
@@ -127,6 +131,8 @@ _SIGNATURES = {
     "tsr_runtime_device_count": (I32, [T]),
     "tsr_runtime_device_at": (ST, [T, I32, POINTER(Device)]),
     "tsr_synchronize": (ST, [T, Device]),
+    "tsr_empty_cache": (ST, [T, Device]),
+    "tsr_get_memory_stats": (ST, [T, Device, POINTER(MemoryStats)]),
     "tsr_manual_seed": (None, [T, c_uint64]),
     "tsr_set_print_precision": (ST, [T, I32]),
     "tsr_empty": (ST, [T, I32, I64P, I32, Device, OUT]),
