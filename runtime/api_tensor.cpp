@@ -1,5 +1,6 @@
 // The C API: creation, metadata, views and copies.
 #include <cstring>
+#include <memory>
 
 #include "api_support.hpp"
 #include "ops.hpp"
@@ -17,6 +18,14 @@ struct DeleterGuard {
     if (fn) fn(ctx, data);
   }
 };
+
+// A list the caller passes with its length (sizes, strides, dims): NULL
+// only when empty.
+template <class T>
+const T* list_arg(int32_t n, const T* values, const char* what) {
+  if (n > 0 && values == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, std::string(what) + " is NULL");
+  return values;
+}
 }  // namespace
 
 extern "C" {
@@ -103,7 +112,8 @@ tsr_status tsr_from_external(tsr_runtime* rt, void* data, int32_t ndim, const in
     size_t elem = tsr_dtype_size(dtype);
     if (elem == 0) fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype " + std::to_string(dtype));
     const DeviceType& type = r.registry.require_device(device);
-    Layout layout = contiguous_layout(ndim, shape);
+    check_ndim(ndim);
+    Layout layout = contiguous_layout(ndim, list_arg(ndim, shape, "shape"));
     if (strides != nullptr) {
       for (int32_t i = 0; i < ndim; ++i) {
         if (strides[i] < 0)
@@ -116,23 +126,32 @@ tsr_status tsr_from_external(tsr_runtime* rt, void* data, int32_t ndim, const in
     layout.offset = offset;
     checked_numel(ndim, shape, elem);
     int64_t extent = storage_extent(layout);
+    // The bytes the view spans must be addressable too.
+    size_t nbytes = 0;
+    if (__builtin_mul_overflow(static_cast<uint64_t>(extent), elem, &nbytes) ||
+        nbytes > static_cast<size_t>(INT64_MAX))
+      fail(TSR_ERR_INVALID_ARGUMENT, "external memory of " + std::to_string(extent) + " elements of " +
+                                         tsr_dtype_name(dtype) + " overflows a 64-bit byte size");
     if (extent > 0 && data == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "external data is NULL");
     if (reinterpret_cast<uintptr_t>(data) % elem != 0)
       fail(TSR_ERR_INVALID_ARGUMENT, "external data at " + std::to_string(reinterpret_cast<uintptr_t>(data)) +
                                          " is not aligned to the " + std::to_string(elem) + "-byte elements of " +
                                          tsr_dtype_name(dtype));
-    auto* s = new Storage;
+    auto s = std::make_unique<Storage>();
     s->rt = &r;
     s->device_type = &type;
     s->device = device;
     s->data = data;
-    s->nbytes = static_cast<size_t>(extent) * elem;
+    s->nbytes = nbytes;
     s->external = true;
     s->deleter = owner.fn;
     s->deleter_ctx = deleter_ctx;
+    // Should adopting throw (out of host memory), `owner` still runs the deleter.
+    TensorRef t = adopt_storage(s.get(), layout, dtype);
+    s.release();
     owner.fn = nullptr;  // the storage owns the memory now
     r.live_storages.fetch_add(1);
-    hand_out(adopt_storage(s, layout, dtype), out);
+    hand_out(std::move(t), out);
   });
 }
 
@@ -176,7 +195,7 @@ tsr_status tsr_tensor_describe(const tsr_tensor* t, tsr_tensor_desc* out) {
   })
 
 tsr_status tsr_view(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_tensor** out) {
-  TSR_VIEW_FN(view(src.layout, ndim, shape));
+  TSR_VIEW_FN(view(src.layout, ndim, list_arg(ndim, shape, "shape")));
 }
 
 tsr_status tsr_transpose(tsr_tensor* t, int32_t dim0, int32_t dim1, tsr_tensor** out) {
@@ -186,7 +205,7 @@ tsr_status tsr_transpose(tsr_tensor* t, int32_t dim0, int32_t dim1, tsr_tensor**
 tsr_status tsr_t(tsr_tensor* t, tsr_tensor** out) { TSR_VIEW_FN(reverse_dims(src.layout)); }
 
 tsr_status tsr_permute(tsr_tensor* t, int32_t ndim, const int32_t* dims, tsr_tensor** out) {
-  TSR_VIEW_FN(permute(src.layout, ndim, dims));
+  TSR_VIEW_FN(permute(src.layout, ndim, list_arg(ndim, dims, "dims")));
 }
 
 tsr_status tsr_slice(tsr_tensor* t, int32_t dim, int64_t start, int64_t stop, int64_t step, tsr_tensor** out) {
@@ -202,12 +221,12 @@ tsr_status tsr_squeeze(tsr_tensor* t, int32_t dim, tsr_tensor** out) { TSR_VIEW_
 tsr_status tsr_squeeze_all(tsr_tensor* t, tsr_tensor** out) { TSR_VIEW_FN(squeeze_all(src.layout)); }
 
 tsr_status tsr_expand(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_tensor** out) {
-  TSR_VIEW_FN(expand(src.layout, ndim, shape));
+  TSR_VIEW_FN(expand(src.layout, ndim, list_arg(ndim, shape, "shape")));
 }
 
 tsr_status tsr_as_strided(tsr_tensor* t, int32_t ndim, const int64_t* shape, const int64_t* strides, int64_t offset,
                           tsr_tensor** out) {
-  TSR_VIEW_FN(as_strided(src.layout, ndim, shape, strides, offset,
+  TSR_VIEW_FN(as_strided(src.layout, ndim, list_arg(ndim, shape, "shape"), list_arg(ndim, strides, "strides"), offset,
                          static_cast<int64_t>(src.storage->nbytes / tsr_dtype_size(src.dtype)),
                          tsr_dtype_size(src.dtype)));
 }
@@ -218,8 +237,7 @@ tsr_status tsr_reshape(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_te
   return guard([&] {
     require_out(out);
     const tsr_tensor& src = require(t, "tensor");
-    if (ndim < 0 || ndim > TSR_MAX_DIMS)
-      fail(TSR_ERR_INVALID_ARGUMENT, "ndim " + std::to_string(ndim) + " is outside [0, " + std::to_string(TSR_MAX_DIMS) + "]");
+    check_ndim(ndim);
     int64_t sizes[TSR_MAX_DIMS];
     if (ndim > 0) std::memcpy(sizes, &require(shape, "shape"), sizeof(int64_t) * static_cast<size_t>(ndim));
     infer_size(src.layout.numel(), ndim, sizes);

@@ -451,12 +451,15 @@ Layout as_strided(const Layout& /*src*/, int32_t ndim, const int64_t* shape, con
   if (empty) extent = 0;
   int64_t required = 0, available = 0, offset_bytes = 0;
   overflow |= __builtin_mul_overflow(extent, item, &required);
-  overflow |= __builtin_mul_overflow(offset, item, &offset_bytes);
   if (overflow && !empty)
     fail(TSR_ERR_INVALID_ARGUMENT, "Storage size calculation overflowed with sizes=" + format_list(shape, ndim) +
                                        " and strides=" + format_list(strides, ndim));
   if (!empty) {
-    if (__builtin_add_overflow(required, offset_bytes, &required)) required = kInt64Max;
+    // PyTorch wraps silently here; an offset past any storage is an error.
+    if (__builtin_mul_overflow(offset, item, &offset_bytes) || __builtin_add_overflow(required, offset_bytes, &required))
+      fail(TSR_ERR_INVALID_ARGUMENT, "setStorage: storage offset " + num(offset) + " with sizes " +
+                                         format_list(shape, ndim) + ", strides " + format_list(strides, ndim) +
+                                         " and itemsize " + num(item) + " overflows a 64-bit byte size");
     if (__builtin_mul_overflow(storage_numel, item, &available)) available = kInt64Max;
     if (required > available)
       fail(TSR_ERR_INVALID_ARGUMENT,

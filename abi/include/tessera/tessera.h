@@ -18,11 +18,22 @@
  * call, tsr_last_error_message() describes it on the same thread.
  *
  * Threading: a runtime and its tensors may be used from many threads at
- * once. A handle's record never changes after creation (views are new
- * handles), so reading metadata concurrently is safe. Writes into a
- * storage (in-place ops, copy_, fill_) concurrent with reads or writes of the
- * same elements from another thread are a data race the caller must avoid,
- * as in PyTorch. manual_seed and print options are per runtime and atomic.
+ * once: any call may run concurrently with any other, except
+ * tsr_runtime_destroy, which must come after every other call on that
+ * runtime and its tensors has returned. Several runtimes may be created,
+ * used and destroyed on different threads at once. A handle's record never
+ * changes after creation (views are new handles), so reading metadata
+ * concurrently is safe. Reference counts are atomic: threads may retain and
+ * release one handle at once, but a thread may use a handle only while a
+ * reference keeps it alive (release the last one only after the other
+ * threads are done with it). Writes into a storage (in-place ops, copy_,
+ * fill_) concurrent with reads or writes of the same elements from another
+ * thread are a data race the caller must avoid, as in PyTorch; threads may
+ * write disjoint elements of one storage at once. The error message is per
+ * thread. manual_seed and print options are per runtime and atomic;
+ * concurrent rand/randn calls never draw the same numbers, but which thread
+ * gets which depends on their order, so only draws made in a fixed order
+ * repeat after manual_seed.
  *
  * Units: sizes and indices are element counts; strides and storage offsets
  * are in elements; byte counts say "bytes".
