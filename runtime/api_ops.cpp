@@ -111,7 +111,12 @@ tsr_status tsr_broadcast_shapes(int32_t ndim_a, const int64_t* shape_a, int32_t 
   return guard([&] {
     require_out(out_ndim);
     require_out(out_shape);
-    *out_ndim = broadcast_shapes(ndim_a, shape_a, ndim_b, shape_b, out_shape);
+    if ((ndim_a > 0 && shape_a == nullptr) || (ndim_b > 0 && shape_b == nullptr))
+      fail(TSR_ERR_INVALID_ARGUMENT, "shape is NULL");
+    int64_t shape[TSR_MAX_DIMS];
+    int32_t n = broadcast_shapes(ndim_a, shape_a, ndim_b, shape_b, shape);
+    std::memcpy(out_shape, shape, sizeof(int64_t) * static_cast<size_t>(n));
+    *out_ndim = n;
   });
 }
 

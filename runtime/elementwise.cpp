@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -37,11 +38,31 @@ int32_t compute_dtype(int32_t op, int32_t a, int32_t b, int32_t common) {
   return common;
 }
 
-// t itself when it already has `dtype`, else a converted copy.
-TensorRef as_dtype(const tsr_tensor& t, int32_t dtype) {
-  TensorRef ref = TensorRef::share(const_cast<tsr_tensor*>(&t));
-  if (t.dtype == dtype) return ref;
-  return to(ref, dtype, t.device);
+// t itself when it already has `dtype`, else a converted copy held in `keep`
+// (no reference is taken in the common case: the caller's handle keeps t alive).
+const tsr_tensor& in_dtype(const tsr_tensor& t, int32_t dtype, TensorRef& keep) {
+  if (t.dtype == dtype) return t;
+  keep = to(TensorRef::share(const_cast<tsr_tensor*>(&t)), dtype, t.device);
+  return *keep;
+}
+
+bool same_shape(const Layout& a, const Layout& b) {
+  if (a.ndim != b.ndim) return false;
+  for (int32_t i = 0; i < a.ndim; ++i)
+    if (a.shape[static_cast<size_t>(i)] != b.shape[static_cast<size_t>(i)]) return false;
+  return true;
+}
+
+// Row-major strides exactly (size-1 dims included) and offset 0 or not: what
+// a fresh result of the same shape gets, so the result's layout is known
+// without dense_like.
+bool row_major_strides(const Layout& l) {
+  int64_t expected = 1;
+  for (int32_t d = l.ndim - 1; d >= 0; --d) {
+    if (l.strides[static_cast<size_t>(d)] != expected) return false;
+    expected *= std::max<int64_t>(l.shape[static_cast<size_t>(d)], 1);
+  }
+  return true;
 }
 
 // A 0-d tensor holding a scalar, in `dtype`, on `device`.
@@ -57,16 +78,29 @@ Operand operand_of(const tsr_scalar& s) {
   return Operand{dtype, true, true};
 }
 
-// out = a (op) b, both already in `compute`, broadcast to each other.
+// out = a (op) b computed in `compute`, a and b broadcast to each other.
+// Note [The op fast path]: most calls have operands of one shape and one
+// dtype; they take no reference, build no Layout and run no shape check
+// beyond a comparison (a few hundred instructions in all, see bench/).
 TensorRef binary_in(int32_t op, const tsr_tensor& a, const tsr_tensor& b, int32_t compute) {
-  int64_t shape[TSR_MAX_DIMS];
-  int32_t ndim = broadcast_shapes(a.layout.ndim, a.layout.shape.data(), b.layout.ndim, b.layout.shape.data(), shape);
-  TensorRef ac = as_dtype(a, compute), bc = as_dtype(b, compute);
-  TensorRef out = empty(*a.rt, ndim, shape, is_comparison(op) ? TSR_BOOL : compute, a.device);
-  if (out->layout.numel() == 0) return out;
+  const int32_t out_dtype = is_comparison(op) ? TSR_BOOL : compute;
   tsr_tensor_desc da, db, dout;
-  fill_desc(*ac, broadcast_to(ac->layout, ndim, shape), da);
-  fill_desc(*bc, broadcast_to(bc->layout, ndim, shape), db);
+  TensorRef keep_a, keep_b, out;
+  if (same_shape(a.layout, b.layout)) {
+    out = make_result(a, a.layout.ndim, a.layout.shape.data(), out_dtype);
+    if (out->layout.numel() == 0) return out;
+    fill_desc(in_dtype(a, compute, keep_a), da);
+    fill_desc(in_dtype(b, compute, keep_b), db);
+  } else {
+    int64_t shape[TSR_MAX_DIMS];
+    const int32_t ndim = broadcast_shapes(a.layout.ndim, a.layout.shape.data(), b.layout.ndim, b.layout.shape.data(), shape);
+    const tsr_tensor& ac = in_dtype(a, compute, keep_a);
+    const tsr_tensor& bc = in_dtype(b, compute, keep_b);
+    out = make_result(a, ndim, shape, out_dtype);
+    if (out->layout.numel() == 0) return out;
+    fill_desc_broadcast(ac, ndim, shape, da);
+    fill_desc_broadcast(bc, ndim, shape, db);
+  }
   fill_desc(*out, dout);
   launch(*a.rt, a.device, op, compute, {&da, &db}, dout);
   return out;
@@ -79,18 +113,24 @@ void binary_into(int32_t op, const tsr_tensor& a, const tsr_tensor& b, int32_t c
     fail(TSR_ERR_TYPE, std::string("result type ") + torch_dtype_name(compute) +
                            " can't be cast to the desired output type " + torch_dtype_name(a.dtype));
   // b must broadcast to a's shape; a never grows ("output with shape [3] doesn't match ...").
-  (void)broadcast_to(b.layout, a.layout.ndim, a.layout.shape.data());
+  const bool same = same_shape(a.layout, b.layout);
+  if (!same) (void)broadcast_to(b.layout, a.layout.ndim, a.layout.shape.data());
   if (a.layout.numel() == 0) return;
   if (compute != a.dtype) {
     TensorRef result = binary_in(op, a, b, compute);
     copy_into(a, *result);
     return;
   }
-  TensorRef bc = as_dtype(b, compute);
-  if (bc->storage == a.storage) bc = clone(*bc);  // b may alias what a's writes change
+  TensorRef keep_b;
+  const tsr_tensor* bc = &in_dtype(b, compute, keep_b);
+  if (bc->storage == a.storage) {  // b may alias what a's writes change
+    keep_b = clone(*bc);
+    bc = keep_b.get();
+  }
   tsr_tensor_desc da, db;
   fill_desc(a, da);
-  fill_desc(*bc, broadcast_to(bc->layout, a.layout.ndim, a.layout.shape.data()), db);
+  if (same) fill_desc(*bc, db);
+  else fill_desc_broadcast(*bc, a.layout.ndim, a.layout.shape.data(), db);
   launch(*a.rt, a.device, op, compute, {&da, &db}, da);
 }
 
@@ -99,6 +139,11 @@ void binary_into(int32_t op, const tsr_tensor& a, const tsr_tensor& b, int32_t c
 TensorRef binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b) {
   check_op(op, is_binary(op), "a binary op");
   check_same_device(a, b);
+  // One dtype promotes to itself: skip the promotion tables (compute_dtype's
+  // two special cases aside).
+  if (a.dtype == b.dtype && !(op == TSR_OP_DIV && !tsr_dtype_is_floating(a.dtype)) &&
+      !(op == TSR_OP_SUB && a.dtype == TSR_BOOL))
+    return binary_in(op, a, b, a.dtype);
   std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
   return binary_in(op, a, b, compute_dtype(op, a.dtype, b.dtype, result_type(ops)));
 }
@@ -140,11 +185,14 @@ int32_t unary_compute_dtype(int32_t op, int32_t dtype) {
 TensorRef unary(int32_t op, const tsr_tensor& a) {
   check_op(op, is_unary(op), "a unary op");
   int32_t compute = unary_compute_dtype(op, a.dtype);
-  TensorRef ac = as_dtype(a, compute);
-  TensorRef out = make_tensor(*a.rt, dense_like(ac->layout), compute, a.device);
+  TensorRef keep;
+  const tsr_tensor& ac = in_dtype(a, compute, keep);
+  // The result keeps the input's dense strides (dense_like); row-major ones need no work.
+  TensorRef out = row_major_strides(ac.layout) ? make_result(ac, ac.layout.ndim, ac.layout.shape.data(), compute)
+                                               : make_tensor(*a.rt, dense_like(ac.layout), compute, a.device);
   if (out->layout.numel() == 0) return out;
   tsr_tensor_desc din, dout;
-  fill_desc(*ac, din);
+  fill_desc(ac, din);
   fill_desc(*out, dout);
   launch(*a.rt, a.device, op, compute, {&din}, dout);
   return out;
@@ -174,13 +222,15 @@ TensorRef where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b
   int64_t ab[TSR_MAX_DIMS], shape[TSR_MAX_DIMS];
   int32_t nab = broadcast_shapes(a.layout.ndim, a.layout.shape.data(), b.layout.ndim, b.layout.shape.data(), ab);
   int32_t ndim = broadcast_shapes(cond.layout.ndim, cond.layout.shape.data(), nab, ab, shape);
-  TensorRef ac = as_dtype(a, compute), bc = as_dtype(b, compute);
-  TensorRef out = empty(*a.rt, ndim, shape, compute, a.device);
+  TensorRef keep_a, keep_b;
+  const tsr_tensor& ac = in_dtype(a, compute, keep_a);
+  const tsr_tensor& bc = in_dtype(b, compute, keep_b);
+  TensorRef out = make_result(a, ndim, shape, compute);
   if (out->layout.numel() == 0) return out;
   tsr_tensor_desc dc, da, db, dout;
-  fill_desc(cond, broadcast_to(cond.layout, ndim, shape), dc);
-  fill_desc(*ac, broadcast_to(ac->layout, ndim, shape), da);
-  fill_desc(*bc, broadcast_to(bc->layout, ndim, shape), db);
+  fill_desc_broadcast(cond, ndim, shape, dc);
+  fill_desc_broadcast(ac, ndim, shape, da);
+  fill_desc_broadcast(bc, ndim, shape, db);
   fill_desc(*out, dout);
   launch(*a.rt, a.device, TSR_OP_WHERE, compute, {&dc, &da, &db}, dout);
   return out;

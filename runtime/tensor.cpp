@@ -1,5 +1,8 @@
 #include "tensor.hpp"
 
+#include <algorithm>
+#include <climits>
+#include <memory>
 #include <string>
 
 #include "error.hpp"
@@ -19,7 +22,11 @@ void Storage::release() noexcept {
 }
 
 Storage* allocate_storage(tsr_runtime& rt, tsr_device device, size_t nbytes) {
-  const DeviceType& type = rt.registry.require_device(device);
+  return allocate_storage(rt, rt.registry.require_device(device), device, nbytes);
+}
+
+Storage* allocate_storage(tsr_runtime& rt, const DeviceType& type, tsr_device device, size_t nbytes) {
+  auto s = std::make_unique<Storage>();  // first, so that a failure here cannot leak the device memory
   void* data = nullptr;
   if (nbytes > 0) {
     tsr_status st = type.iface->allocate(type.ctx, device.index, nbytes, &data);
@@ -30,14 +37,13 @@ Storage* allocate_storage(tsr_runtime& rt, tsr_device device, size_t nbytes) {
                " failed" + (why.empty() ? std::string() : ": " + why));
     }
   }
-  auto* s = new Storage;
   s->rt = &rt;
   s->device_type = &type;
   s->device = device;
   s->data = data;
   s->nbytes = nbytes;
   rt.live_storages.fetch_add(1, std::memory_order_relaxed);
-  return s;
+  return s.release();
 }
 
 void TensorRef::reset() noexcept {
@@ -70,6 +76,25 @@ TensorRef make_tensor(tsr_runtime& rt, const Layout& layout, int32_t dtype, tsr_
   return adopt_storage(allocate_storage(rt, device, static_cast<size_t>(extent) * elem), layout, dtype);
 }
 
+TensorRef make_result(const tsr_tensor& like, int32_t ndim, const int64_t* shape, int32_t dtype) {
+  const size_t elem = tsr_dtype_size(dtype);
+  Layout layout;
+  layout.ndim = ndim;
+  uint64_t stride = 1, numel = 1;  // row-major strides: a size-0 dim counts as 1, as in contiguous_layout
+  bool overflow = elem == 0;
+  for (int32_t i = ndim - 1; i >= 0; --i) {
+    layout.shape[static_cast<size_t>(i)] = shape[i];
+    layout.strides[static_cast<size_t>(i)] = static_cast<int64_t>(stride);
+    stride *= static_cast<uint64_t>(std::max<int64_t>(shape[i], 1));
+    overflow |= shape[i] < 0 || __builtin_mul_overflow(numel, static_cast<uint64_t>(shape[i]), &numel);
+  }
+  uint64_t nbytes = 0;
+  overflow |= __builtin_mul_overflow(numel, static_cast<uint64_t>(elem), &nbytes) || nbytes > uint64_t{INT64_MAX};
+  if (overflow) return make_tensor(*like.rt, contiguous_layout(ndim, shape), dtype, like.device);  // throws the usual message
+  const DeviceType& type = *like.storage->device_type;
+  return adopt_storage(allocate_storage(*like.rt, type, like.device, static_cast<size_t>(nbytes)), layout, dtype);
+}
+
 TensorRef adopt_storage(Storage* s, const Layout& layout, int32_t dtype) {
   auto* t = new tsr_tensor;
   t->rt = s->rt;
@@ -95,5 +120,20 @@ void fill_desc(const tsr_tensor& t, const Layout& layout, tsr_tensor_desc& desc)
 }
 
 void fill_desc(const tsr_tensor& t, tsr_tensor_desc& desc) noexcept { fill_desc(t, t.layout, desc); }
+
+void fill_desc_broadcast(const tsr_tensor& t, int32_t ndim, const int64_t* shape, tsr_tensor_desc& desc) noexcept {
+  desc.struct_size = sizeof desc;
+  desc.data = t.storage->data;
+  desc.offset = t.layout.offset;
+  desc.ndim = ndim;
+  desc.dtype = t.dtype;
+  desc.device = t.device;
+  const int32_t lead = ndim - t.layout.ndim;
+  for (int32_t i = 0; i < ndim; ++i) {
+    desc.shape[i] = shape[i];
+    const size_t d = static_cast<size_t>(i - lead);
+    desc.strides[i] = i < lead || t.layout.shape[d] != shape[i] ? 0 : t.layout.strides[d];
+  }
+}
 
 }  // namespace tessera::rt

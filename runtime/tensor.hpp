@@ -38,6 +38,8 @@ struct Storage {
 
 // Allocates nbytes on a device through its plugin (throws on failure).
 Storage* allocate_storage(tsr_runtime& rt, tsr_device device, size_t nbytes);
+// The same on a device whose type is already known valid (device.index too).
+Storage* allocate_storage(tsr_runtime& rt, const DeviceType& type, tsr_device device, size_t nbytes);
 
 }  // namespace tessera::rt
 
@@ -90,8 +92,15 @@ TensorRef make_view(const tsr_tensor& t, const Layout& layout);
 TensorRef make_tensor(tsr_runtime& rt, const Layout& layout, int32_t dtype, tsr_device device);
 // The first view of a new storage; takes over the storage's one reference.
 TensorRef adopt_storage(Storage* s, const Layout& layout, int32_t dtype);
+// An op's result: a new row-major tensor of `shape` on `like`'s device. The
+// fast form of make_tensor for shapes that came from existing tensors (the
+// sizes are known valid; only the byte count is checked).
+TensorRef make_result(const tsr_tensor& like, int32_t ndim, const int64_t* shape, int32_t dtype);
 // The descriptor a kernel reads.
 void fill_desc(const tsr_tensor& t, tsr_tensor_desc& desc) noexcept;
 void fill_desc(const tsr_tensor& t, const Layout& layout, tsr_tensor_desc& desc) noexcept;
+// The descriptor of t read as `shape` (ndim >= t's): stride 0 on the dims it
+// is broadcast along. The caller knows that t's shape broadcasts to `shape`.
+void fill_desc_broadcast(const tsr_tensor& t, int32_t ndim, const int64_t* shape, tsr_tensor_desc& desc) noexcept;
 
 }  // namespace tessera::rt

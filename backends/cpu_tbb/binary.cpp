@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "cloned_loops.hpp"
 #include "elementwise.hpp"
 #include "kernels.hpp"
 
@@ -101,6 +102,15 @@ template <int Op, int D> struct BinaryKernel {
     check_same_shape(a, D, y, "input 1");
     if constexpr (is_comparison(Op)) {
       pointwise<Bool, S, S>(ctx, out, {&x, &y}, [](S u, S v) { return Bool{static_cast<uint8_t>(apply<Op>(load(u), load(v)))}; });
+    } else if constexpr (D == TSR_FLOAT32 && has_binary_loop_f32(Op)) {
+      // Unit-stride runs take the loops cloned per ISA level (cloned_loops.hpp; same results).
+      pointwise<S, S, S>(ctx, out, {&x, &y}, [](S u, S v) { return store<S>(apply<Op>(load(u), load(v))); },
+                         [](int64_t n, int64_t rows, char* const* p, const int64_t* step) {
+                           const int64_t so = rows > 1 ? step[0] / 4 : 0, sa = rows > 1 ? step[1] / 4 : 0,
+                                         sb = rows > 1 ? step[2] / 4 : 0;
+                           binary_rows_f32(Op, reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]),
+                                           reinterpret_cast<const float*>(p[2]), n, rows, so, sa, sb);
+                         });
     } else {
       pointwise<S, S, S>(ctx, out, {&x, &y}, [](S u, S v) { return store<S>(apply<Op>(load(u), load(v))); });
     }

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <exception>
+#include <memory>
 #include <new>
 #include <string>
 #include <utility>
 
 #include <tbb/task_arena.h>
 
+#include "allocator.hpp"
 #include "tessera/plugin.h"
 
 namespace tessera::cpu_tbb {
@@ -32,6 +34,7 @@ struct Context {
   int threads = 1;        // the arena's concurrency
   tbb::task_arena arena;  // all parallel work of this instance runs here
   std::string device_name;
+  std::unique_ptr<HostAllocator> memory;  // every storage of this instance
   tsr_plugin_api api{};   // what tsr_plugin_init returned; api.ctx == this
 
   // Runs f inside the arena, so TBB uses this instance's thread count.

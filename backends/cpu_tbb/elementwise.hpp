@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include <tbb/blocked_range.h>
@@ -32,11 +33,13 @@ inline constexpr int64_t kParallelThreshold = 32768;
 // The smallest piece a parallel pointwise op is cut into.
 inline constexpr int64_t kParallelGrain = 16384;
 
+// Entries at and past ndim are left unset (a plan is built per kernel call,
+// so zeroing ~0.5 KiB each time would cost more than a tiny op's work).
 template <size_t N> struct Plan {
   int ndim = 1;
   int64_t numel = 0;
-  int64_t shape[TSR_MAX_DIMS] = {1};  // innermost first
-  int64_t stride[TSR_MAX_DIMS][N] = {};
+  int64_t shape[TSR_MAX_DIMS];  // innermost first
+  int64_t stride[TSR_MAX_DIMS][N];
   char* base[N] = {};
   int64_t elsize[N] = {};
 };
@@ -132,18 +135,25 @@ template <size_t N, class Inner> void run_range(const Plan<N>& p, int64_t begin,
   }
 }
 
-// Runs the whole plan, in parallel with fixed-size pieces when it is large.
+// Runs the whole plan, in parallel when it is large: pieces of at least
+// kParallelGrain elements, balanced as they run (a thread that loses its core
+// to another process leaves its unstarted pieces to the others).
 template <size_t N, class Inner> void execute(Context& ctx, const Plan<N>& p, Inner&& inner) {
   if (p.numel <= 0) return;
+  auto range = [&](int64_t begin, int64_t end) {
+    if (p.ndim > 1) return run_range(p, begin, end, inner);
+    char* ptrs[N];  // one dim: the range is one run
+    for (size_t k = 0; k < N; ++k) ptrs[k] = p.base[k] + begin * p.stride[0][k] * p.elsize[k];
+    inner(end - begin, ptrs, begin);
+  };
   if (p.numel < kParallelThreshold || ctx.threads <= 1) {
-    run_range(p, 0, p.numel, inner);
+    range(0, p.numel);
     return;
   }
   ctx.parallel([&] {
     tbb::parallel_for(
         tbb::blocked_range<int64_t>(0, p.numel, kParallelGrain),
-        [&](const tbb::blocked_range<int64_t>& r) { run_range(p, r.begin(), r.end(), inner); },
-        tbb::static_partitioner());
+        [&](const tbb::blocked_range<int64_t>& r) { range(r.begin(), r.end()); });
   });
 }
 
@@ -191,7 +201,7 @@ template <size_t N, class Inner> void execute_tiled(Context& ctx, const Plan<N>&
   ctx.parallel([&] {
     tbb::parallel_for(
         tbb::blocked_range<int64_t>(0, tiles, std::max<int64_t>(1, kParallelGrain / (kTile * kTile))),
-        [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); }, tbb::static_partitioner());
+        [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
   });
 }
 
@@ -215,6 +225,10 @@ void unit_loop(std::index_sequence<I...>, int64_t n, char* const* ptrs, F& f) {
   Out* o = reinterpret_cast<Out*>(ptrs[0]);
   std::tuple<Source<In, ((Mask >> I) & 1u) != 0>...> src{
       Source<In, ((Mask >> I) & 1u) != 0>{reinterpret_cast<const In*>(ptrs[1 + I])}...};
+  // Out never overlaps an input except as the very same elements (in-place
+  // ops; Note [Kernel contracts] in tessera/ops.h): no loop-carried
+  // dependence, so no run-time alias check before each run.
+#pragma GCC ivdep
   for (int64_t i = 0; i < n; ++i) o[i] = f(std::get<I>(src)[i]...);
 }
 
@@ -222,6 +236,25 @@ template <class Out, class... In, size_t... I, unsigned... M, class F>
 void dispatch_unit(unsigned mask, std::index_sequence<I...> seq, std::integer_sequence<unsigned, M...>, int64_t n,
                    char* const* ptrs, F& f) {
   (void)((mask == M ? (unit_loop<M, Out, In...>(seq, n, ptrs, f), true) : false) || ...);
+}
+
+// Rows [r0, r1) of a two-dim plan, each one unit-stride run of n: the loop
+// for `Mask` is chosen once for all of them.
+template <unsigned Mask, class Out, class... In, size_t... I, class F>
+void unit_rows(std::index_sequence<I...> seq, int64_t n, int64_t r0, int64_t r1, char* const* base,
+               const int64_t* step, F& f) {
+  constexpr size_t N = 1 + sizeof...(In);
+  for (int64_t r = r0; r < r1; ++r) {
+    char* ptrs[N];
+    for (size_t k = 0; k < N; ++k) ptrs[k] = base[k] + r * step[k];
+    unit_loop<Mask, Out, In...>(seq, n, ptrs, f);
+  }
+}
+
+template <class Out, class... In, size_t... I, unsigned... M, class F>
+void dispatch_rows(unsigned mask, std::index_sequence<I...> seq, std::integer_sequence<unsigned, M...>, int64_t n,
+                   int64_t r0, int64_t r1, char* const* base, const int64_t* step, F& f) {
+  (void)((mask == M ? (unit_rows<M, Out, In...>(seq, n, r0, r1, base, step, f), true) : false) || ...);
 }
 
 template <class Out, class... In, size_t... I, class F>
@@ -239,17 +272,94 @@ void inner_loop(std::index_sequence<I...> seq, int64_t n, char* const* ptrs, con
 
 }  // namespace detail
 
+// A walk of memory with no structure to find: every operand row-major over
+// the output's shape (size-1 dims aside) or, for an input, one value read
+// everywhere (all strides 0). Then the plan is one flat dim, built without
+// make_plan's sorting and merging: the common case of an op, cheap for tiny
+// tensors (Note [The op fast path] in runtime/elementwise.cpp).
+template <size_t N> bool flat_plan(const std::array<const tsr_tensor_desc*, N>& ops, Plan<N>& p) {
+  const tsr_tensor_desc& out = *ops[0];
+  p.numel = numel_of(out);
+  for (size_t k = 0; k < N; ++k) {
+    const tsr_tensor_desc& d = *ops[k];
+    bool dense = true, single = k > 0;
+    int64_t expected = 1;
+    for (int i = d.ndim - 1; i >= 0; --i) {
+      if (d.shape[i] == 1) continue;
+      dense = dense && d.strides[i] == expected;
+      single = single && d.strides[i] == 0;
+      expected *= d.shape[i];
+    }
+    if (!dense && !single) return false;
+    p.elsize[k] = static_cast<int64_t>(tsr_dtype_size(d.dtype));
+    p.base[k] = static_cast<char*>(d.data) + d.offset * p.elsize[k];
+    p.stride[0][k] = dense ? 1 : 0;
+  }
+  p.ndim = 1;
+  p.shape[0] = p.numel;
+  return true;
+}
+
+// For pointwise: no whole-run function, every element goes through f.
+struct NoRunFn {};
+
 // out[...] = f(ins[0][...], ...) over one shape; Out and In are storage types
-// (dtypes.hpp) matching the descriptors' dtypes.
-template <class Out, class... In, class F>
+// (dtypes.hpp) matching the descriptors' dtypes. `run`, when given, takes
+// the places where every operand is unit-stride: run(n, rows, ptrs, step)
+// does `rows` runs of n elements, run r at ptrs[k] + r * step[k] bytes
+// (step is unused when rows is 1). It must compute exactly what f does (it
+// is a vectorised loop, see cloned_loops.hpp).
+template <class Out, class... In, class F, class R = NoRunFn>
 void pointwise(Context& ctx, const tsr_tensor_desc& out, const std::array<const tsr_tensor_desc*, sizeof...(In)>& ins,
-               F f) {
+               F f, R run = {}) {
   std::array<const tsr_tensor_desc*, 1 + sizeof...(In)> ops{};
   ops[0] = &out;
   for (size_t k = 0; k < sizeof...(In); ++k) ops[k + 1] = ins[k];
-  const auto plan = make_plan(ops, true);
+  Plan<1 + sizeof...(In)> plan;
+  if (!flat_plan(ops, plan)) plan = make_plan(ops, true);
   const int64_t* s = plan.stride[0];
+  constexpr size_t N = 1 + sizeof...(In);
+  bool unit_inner = s[0] == 1;  // every inner stride 1, or 0 for an input
+  for (size_t k = 1; k < N; ++k) unit_inner = unit_inner && (s[k] == 0 || s[k] == 1);
+  if (plan.ndim == 2 && unit_inner) {
+    // Two dims with unit-stride rows (a matrix plus a broadcast row, whole
+    // rows of a slice): row after row with the loop chosen once, instead of
+    // run_range's bookkeeping per run.
+    unsigned mask = 0;
+    for (size_t k = 1; k < N; ++k) mask |= static_cast<unsigned>(s[k] == 0) << (k - 1);
+    const int64_t n = plan.shape[0], rows = plan.shape[1];
+    int64_t step[N];
+    for (size_t k = 0; k < N; ++k) step[k] = plan.stride[1][k] * plan.elsize[k];
+    auto body = [&](int64_t r0, int64_t r1) {
+      if constexpr (!std::is_same_v<R, NoRunFn>) {
+        if (mask == 0) {
+          char* ptrs[N];
+          for (size_t k = 0; k < N; ++k) ptrs[k] = plan.base[k] + r0 * step[k];
+          run(n, r1 - r0, ptrs, step);
+          return;
+        }
+      }
+      detail::dispatch_rows<Out, In...>(mask, std::index_sequence_for<In...>{},
+                                        std::make_integer_sequence<unsigned, (1u << sizeof...(In))>{}, n, r0, r1,
+                                        plan.base, step, f);
+    };
+    if (plan.numel < kParallelThreshold || ctx.threads <= 1) {
+      body(0, rows);
+    } else {
+      ctx.parallel([&] {
+        tbb::parallel_for(
+            tbb::blocked_range<int64_t>(0, rows, std::max<int64_t>(1, kParallelGrain / n)),
+            [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
+      });
+    }
+    return;
+  }
   auto inner = [&](int64_t n, char* const* ptrs, int64_t) {
+    if constexpr (!std::is_same_v<R, NoRunFn>) {
+      bool unit = s[0] == 1;
+      for (size_t k = 1; k <= sizeof...(In); ++k) unit = unit && s[k] == 1;
+      if (unit) return run(n, int64_t{1}, ptrs, static_cast<const int64_t*>(nullptr));
+    }
     detail::inner_loop<Out, In...>(std::index_sequence_for<In...>{}, n, ptrs, s, f);
   };
   if (plan.numel > 0 && wants_tiles(plan)) {

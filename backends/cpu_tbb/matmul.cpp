@@ -1,6 +1,7 @@
 // MATMUL: out[..., m, n] = sum_k a[..., m, k] * b[..., k, n], batch dims
 // already broadcast (they may have stride 0). float32 / float64 go to
-// OpenBLAS; the other dtypes use a packed kernel accumulating in float
+// OpenBLAS, or to small_gemm for products too small for it (Note [Small
+// matrix products]); the other dtypes use a packed kernel accumulating in float
 // (float16, bfloat16) or wrapping 64-bit integers (same result as PyTorch's
 // wrapping native accumulation, since both are exact modulo 2^bits).
 #include <algorithm>
@@ -15,6 +16,7 @@
 
 #include "elementwise.hpp"
 #include "kernels.hpp"
+#include "small_gemm.hpp"
 
 namespace tessera::cpu_tbb {
 
@@ -170,10 +172,14 @@ template <int Op, int D> struct MatmulKernel {
 
     if constexpr (D == TSR_FLOAT32 || D == TSR_FLOAT64) {
       if (s.M <= INT_MAX && s.N <= INT_MAX && s.K <= INT_MAX) {
+        const bool small = small_gemm_fits(s.M, s.N, s.K);
         auto one = [&](int64_t t) {
           int64_t oa, ob, oc;
           batch_offsets(s, t, oa, ob, oc);
-          blas_matmul<S>(matrix(x, abase, oa), matrix(y, bbase, ob), matrix(out, cbase, oc));
+          const Mat<const S> A = matrix(x, abase, oa), B = matrix(y, bbase, ob);
+          const Mat<S> C = matrix(out, cbase, oc);
+          if (small) small_gemm(s.M, s.N, s.K, A.p, A.rs, A.cs, B.p, B.rs, B.cs, C.p, C.rs, C.cs);
+          else blas_matmul<S>(A, B, C);
         };
         // OpenBLAS runs a product this small on one thread; run batches side
         // by side instead. Larger products use OpenBLAS's own threads.

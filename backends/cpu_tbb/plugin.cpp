@@ -1,5 +1,4 @@
 // The plugin's entry point, its options, and the CPU's memory interface.
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,20 +21,24 @@ namespace {
 constexpr const char* kPluginVersion = "0.1.0";
 
 // ---- options ------------------------------------------------------------------
-// The options are a small JSON object; only "threads" is read. A tiny scanner
-// keeps the plugin free of a JSON library: it walks the top-level members and
-// skips the values it does not need.
+// The options are a small JSON object; "threads" and "cache_mb" are read. A
+// tiny scanner keeps the plugin free of a JSON library: it walks the
+// top-level members and skips the values it does not need.
+struct Options {
+  int threads = 0;        // 0: all cores
+  int64_t cache_mb = -1;  // the allocator's cache limit; -1: the default
+};
+
 class OptionsScanner {
  public:
   explicit OptionsScanner(const char* text) : s_(text != nullptr ? text : "{}") {}
 
-  // Threads from {"threads": N}; 0 when absent (all cores).
-  int threads() {
-    int threads = 0;
+  Options options() {
+    Options o;
     skip_space();
     expect('{');
     skip_space();
-    if (peek() == '}') return threads;
+    if (peek() == '}') return o;
     for (;;) {
       skip_space();
       const std::string key = string_token();
@@ -44,14 +47,16 @@ class OptionsScanner {
       skip_space();
       const size_t value_begin = i_;
       skip_value();
-      if (key == "threads") threads = parse_threads(std::string(s_ + value_begin, s_ + i_));
+      const std::string value(s_ + value_begin, s_ + i_);
+      if (key == "threads") o.threads = static_cast<int>(parse_count("threads", value, 65536, "from 0 (all cores) to 65536"));
+      if (key == "cache_mb") o.cache_mb = parse_count("cache_mb", value, int64_t{1} << 30, "of MiB from 0 (no cache) to 2^30");
       skip_space();
       if (peek() == ',') {
         ++i_;
         continue;
       }
       expect('}');
-      return threads;
+      return o;
     }
   }
 
@@ -106,12 +111,12 @@ class OptionsScanner {
       ++i_;
     if (i_ == begin) malformed("expected a value");
   }
-  static int parse_threads(const std::string& v) {
-    bool digits = !v.empty() && v.size() <= 6;
+  static int64_t parse_count(const char* name, const std::string& v, int64_t max, const char* range) {
+    bool digits = !v.empty() && v.size() <= 10;
     for (char c : v) digits = digits && c >= '0' && c <= '9';
-    if (!digits || std::stoi(v) > 65536)
-      fail(TSR_ERR_CONFIG, "cpu_tbb: option \"threads\" must be a whole number from 0 (all cores) to 65536, got " + v);
-    return std::stoi(v);
+    if (!digits || std::stoll(v) > max)
+      fail(TSR_ERR_CONFIG, std::string("cpu_tbb: option \"") + name + "\" must be a whole number " + range + ", got " + v);
+    return std::stoll(v);
   }
 
   const char* s_;
@@ -149,28 +154,45 @@ tsr_status get_properties(void* ctx, int32_t device, tsr_device_properties* prop
   });
 }
 
-// Blocks this large get 2 MiB alignment and a transparent-huge-page hint,
-// which cuts TLB misses when streaming through them.
-constexpr size_t kHugeThreshold = size_t{4} << 20;
-constexpr size_t kHugePage = size_t{2} << 20;
-
+// Blocks come from the instance's caching allocator (allocator.hpp): 64-byte
+// aligned, 2 MiB aligned and huge-page hinted from 4 MiB on.
 tsr_status allocate(void* ctx, int32_t device, size_t nbytes, void** out) {
-  return guarded(ctx_of(ctx).host, [&] {
+  Context& c = ctx_of(ctx);
+  if (device == 0 && out != nullptr && nbytes <= (size_t{1} << 48)) {  // the hot path: no exception machinery
+    if (void* p = c.memory->allocate(nbytes)) {
+      *out = p;
+      return TSR_OK;
+    }
+  }
+  return guarded(c.host, [&] {
     check_device(device);
     if (out == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "cpu_tbb: allocate: NULL out");
-    // Larger than any x86-64 address space: refuse before asking the allocator.
+    // Larger than any x86-64 address space: refuse before asking the system.
     if (nbytes > (size_t{1} << 48)) fail(TSR_ERR_OUT_OF_MEMORY, "cpu_tbb: cannot allocate " + std::to_string(nbytes) + " bytes");
-    const bool huge = nbytes >= kHugeThreshold;
-    const size_t alignment = huge ? kHugePage : 64;
-    const size_t size = (std::max<size_t>(nbytes, 1) + alignment - 1) / alignment * alignment;
-    void* p = std::aligned_alloc(alignment, size);
-    if (p == nullptr) fail(TSR_ERR_OUT_OF_MEMORY, "cpu_tbb: out of memory allocating " + std::to_string(nbytes) + " bytes");
-    if (huge) (void)madvise(p, size, MADV_HUGEPAGE);  // a hint: failure is harmless
-    *out = p;
+    fail(TSR_ERR_OUT_OF_MEMORY, "cpu_tbb: out of memory allocating " + std::to_string(nbytes) + " bytes");
   });
 }
 
-void deallocate(void*, int32_t, void* ptr, size_t) { std::free(ptr); }
+void deallocate(void* ctx, int32_t, void* ptr, size_t nbytes) { ctx_of(ctx).memory->deallocate(ptr, nbytes); }
+
+tsr_status empty_cache(void* ctx, int32_t device) {
+  Context& c = ctx_of(ctx);
+  return guarded(c.host, [&] {
+    check_device(device);
+    c.memory->release_cache();
+  });
+}
+
+tsr_status memory_stats(void* ctx, int32_t device, uint64_t* in_use, uint64_t* reserved) {
+  Context& c = ctx_of(ctx);
+  return guarded(c.host, [&] {
+    check_device(device);
+    if (in_use == nullptr || reserved == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "cpu_tbb: memory_stats: NULL out");
+    const uint64_t used = c.memory->in_use_bytes();
+    *in_use = used;
+    *reserved = used + c.memory->cached_bytes();
+  });
+}
 
 // memcpy, cut into fixed pieces copied in parallel for large blocks.
 void copy_bytes(Context& c, void* dst, const void* src, size_t nbytes) {
@@ -223,15 +245,29 @@ const tsr_device_iface kDeviceIface = {
     nullptr,  // no streams
     nullptr,
     nullptr,
-    nullptr,  // empty_cache: nothing is cached
+    empty_cache,
+    memory_stats,
 };
 
-void destroy(void* ctx) { delete static_cast<Context*>(ctx); }
+// An eighth of physical memory; no cache under AddressSanitizer, so that a
+// use after free still hits freed (poisoned) memory there.
+size_t default_cache_limit() {
+#if defined(__SANITIZE_ADDRESS__)
+  return 0;
+#else
+  return static_cast<size_t>(pages_to_bytes(sysconf(_SC_PHYS_PAGES)) / 8);
+#endif
+}
+
+void destroy(void* ctx) { delete static_cast<Context*>(ctx); }  // ~HostAllocator returns the cache
 
 std::unique_ptr<Context> make_context(const tsr_plugin_init_args& args) {
   auto c = std::make_unique<Context>();
   c->host = args.host;
-  const int requested = OptionsScanner(args.options_json).threads();
+  const Options options = OptionsScanner(args.options_json).options();
+  c->memory = std::make_unique<HostAllocator>(options.cache_mb >= 0 ? static_cast<size_t>(options.cache_mb) << 20
+                                                                     : default_cache_limit());
+  const int requested = options.threads;
   if (requested > 0) c->arena.initialize(requested);
   else c->arena.initialize();
   c->threads = c->arena.max_concurrency();

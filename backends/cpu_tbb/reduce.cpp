@@ -29,6 +29,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "cloned_loops.hpp"
 #include "elementwise.hpp"
 #include "kernels.hpp"
 
@@ -44,6 +45,7 @@ namespace {
 // A vectorisable fold of a contiguous run: `lanes` accumulators merged in order.
 template <class R> typename R::acc_t fold_contiguous(const typename R::in_t* p, int64_t n, int64_t index0) {
   using acc_t = typename R::acc_t;
+  if constexpr (R::float32_sum) return sum_f32(p, n);  // float32 sums: the loop cloned per ISA level
   acc_t acc = R::init();
   int64_t i = 0;
   if constexpr (R::lanes > 1) {
@@ -62,6 +64,7 @@ template <class R> typename R::acc_t fold_contiguous(const typename R::in_t* p, 
 
 template <int D, bool Mean> struct SumReducer {
   static constexpr bool floating = is_floating_v<D>;
+  static constexpr bool float32_sum = D == TSR_FLOAT32;  // contiguous runs: sum_f32 (cloned_loops.hpp)
   static constexpr bool uses_index = false;
   static constexpr bool has_identity = true;
   static constexpr int lanes = 8;
@@ -82,6 +85,7 @@ template <int D, bool Mean> struct SumReducer {
 };
 
 template <int D, bool Max> struct ExtremumReducer {
+  static constexpr bool float32_sum = false;
   static constexpr bool uses_index = false;
   static constexpr bool has_identity = false;
   static constexpr int lanes = 8;
@@ -101,6 +105,7 @@ template <int D, bool Max> struct ExtremumReducer {
 };
 
 template <int D> struct ArgmaxReducer {
+  static constexpr bool float32_sum = false;
   static constexpr bool uses_index = true;
   static constexpr bool has_identity = false;
   static constexpr int lanes = 1;  // the first of equal values wins: sequential

@@ -4,6 +4,8 @@
 
 #include "elementwise.hpp"
 #include "kernels.hpp"
+#include "cloned_loops.hpp"
+#include "vector_math.hpp"
 
 namespace tessera::cpu_tbb {
 
@@ -21,12 +23,14 @@ template <int Op, class C> C apply(C a) {
   } else if constexpr (Op == TSR_OP_RELU) {
     return a < C(0) ? C(0) : a;  // NaN and -0.0 pass through, as PyTorch
   } else if constexpr (Op == TSR_OP_EXP) {
-    return std::exp(a);
+    if constexpr (std::is_same_v<C, float>) return exp_f32(a);  // float32, float16, bfloat16
+    else return std::exp(a);
   } else if constexpr (Op == TSR_OP_LOG) {
     return std::log(a);
   } else if constexpr (Op == TSR_OP_SQRT) {
     return std::sqrt(a);
   } else if constexpr (Op == TSR_OP_SIGMOID) {
+    if constexpr (std::is_same_v<C, float>) return sigmoid_f32(a);
     // exp of a non-positive argument only: no overflow for large |a|.
     if (a >= C(0)) return C(1) / (C(1) + std::exp(-a));
     const C e = std::exp(a);
@@ -46,7 +50,16 @@ template <int Op, int D> struct UnaryKernel {
     check_dtype(a, D, x, D, "input 0");
     check_dtype(a, D, out, D, "output");
     check_same_shape(a, D, x, "input 0");
-    pointwise<S, S>(ctx, out, {&x}, [](S u) { return store<S>(apply<Op>(load(u))); });
+    auto f = [](S u) { return store<S>(apply<Op>(load(u))); };
+    if constexpr (D == TSR_FLOAT32 && has_unary_loop_f32(Op)) {
+      // Unit-stride runs take the loops cloned per ISA level (same results as f).
+      pointwise<S, S>(ctx, out, {&x}, f, [](int64_t n, int64_t rows, char* const* p, const int64_t* step) {
+        const int64_t so = rows > 1 ? step[0] / 4 : 0, sa = rows > 1 ? step[1] / 4 : 0;
+        unary_rows_f32(Op, reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), n, rows, so, sa);
+      });
+    } else {
+      pointwise<S, S>(ctx, out, {&x}, f);
+    }
   }
 };
 

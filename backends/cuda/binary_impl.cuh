@@ -1,0 +1,31 @@
+// The kernel-table entry of the binary ops ADD..POW (binary.cu and
+// binary_minmax_pow.cu instantiate it; two files so that they compile in
+// parallel).
+#pragma once
+
+#include "binary_ops.cuh"
+#include "elementwise.cuh"
+#include "kernels.hpp"
+
+namespace tessera::cuda {
+
+template <int Op, int D> struct BinaryKernel {
+  static constexpr int key = D;
+  static void run(const Exec& ex, const tsr_kernel_args& a) {
+    check_args(a, D, 2, 0, 0);
+    const tsr_tensor_desc& out = *a.output;
+    const tsr_tensor_desc& x = *a.inputs[0];
+    const tsr_tensor_desc& y = *a.inputs[1];
+    check_dtype(a, D, x, D, "input 0");
+    check_dtype(a, D, y, D, "input 1");
+    check_dtype(a, D, out, D, "output");
+    check_same_shape(a, D, x, "input 0");
+    check_same_shape(a, D, y, "input 1");
+    using S = storage_t<D>;
+    pointwise<S, S, S>(ex, out, {&x, &y}, BinaryFn<Op, S>{});
+  }
+};
+
+void add_binary_minmax_pow_kernels(KernelList& list);  // binary_minmax_pow.cu
+
+}  // namespace tessera::cuda

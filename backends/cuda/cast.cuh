@@ -1,0 +1,29 @@
+// Casting copies out = convert<Out>(in) for one output dtype and every other
+// input dtype, through the pointwise driver (bandwidth: elementwise.cuh). The
+// 90 (out, in) pairs are split over copy_cast_floating.cu and
+// copy_cast_integral.cu so that they compile in parallel.
+#pragma once
+
+#include "elementwise.cuh"
+#include "kernels.hpp"
+
+namespace tessera::cuda {
+
+template <class Out, class In> struct Convert {
+  __host__ __device__ Out operator()(In x) const { return convert<Out>(x); }
+};
+
+template <int D> bool cast_to(const Exec& ex, const tsr_tensor_desc& out, const tsr_tensor_desc& in) {
+  bool done = false;
+  for_each_dtype_cu([&]<int S>(std::integral_constant<int, S>) {
+    if constexpr (S != D) {
+      if (S == in.dtype) {
+        pointwise<storage_t<D>, storage_t<S>>(ex, out, {&in}, Convert<storage_t<D>, storage_t<S>>{});
+        done = true;
+      }
+    }
+  });
+  return done;
+}
+
+}  // namespace tessera::cuda

@@ -1,0 +1,159 @@
+// What every kernel file shares: the (op, dtype) support matrix (the CPU
+// backend's, which is the reference), the entry wrapper that picks the device
+// and stream and turns exceptions into statuses, argument checks, and the
+// template that registers a kernel family for every supported dtype. Host
+// code only; compiled by both the C++ compiler and nvcc.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "allocator.hpp"
+#include "context.hpp"
+#include "tessera/plugin.h"
+
+namespace tessera::cuda {
+
+// Which dtypes each op has a kernel for: exactly the CPU backend's matrix.
+constexpr bool op_supports(int op, int dtype) {
+  const bool floating = dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64 || dtype == TSR_FLOAT16 || dtype == TSR_BFLOAT16;
+  switch (op) {
+    case TSR_OP_FILL: case TSR_OP_COPY: case TSR_OP_WHERE: case TSR_OP_MAXIMUM: case TSR_OP_MINIMUM:
+    case TSR_OP_EQ: case TSR_OP_NE: case TSR_OP_LT: case TSR_OP_LE: case TSR_OP_GT: case TSR_OP_GE:
+    case TSR_OP_SUM: case TSR_OP_MAX: case TSR_OP_MIN: case TSR_OP_ADD: case TSR_OP_MUL:
+      return true;
+    case TSR_OP_SUB: case TSR_OP_POW: case TSR_OP_NEG: case TSR_OP_ABS: case TSR_OP_RELU: case TSR_OP_MATMUL:
+    case TSR_OP_ARGMAX: case TSR_OP_ARANGE: case TSR_OP_LINSPACE:
+      return dtype != TSR_BOOL;
+    case TSR_OP_DIV: case TSR_OP_EXP: case TSR_OP_LOG: case TSR_OP_SQRT: case TSR_OP_SIGMOID: case TSR_OP_TANH:
+    case TSR_OP_MEAN: case TSR_OP_RAND_UNIFORM: case TSR_OP_RAND_NORMAL:
+      return floating;
+    default:
+      return false;
+  }
+}
+
+// "cuda: add(float32): " — the prefix of every kernel error message.
+inline std::string where(const tsr_kernel_args& a, int dtype) {
+  return std::string("cuda: ") + tsr_op_name(a.op) + "(" + tsr_dtype_name(dtype) + "): ";
+}
+
+// Checks what every kernel relies on: counts, descriptors on this plugin's
+// device type, device index.
+void check_args(const tsr_kernel_args& a, int dtype, int num_inputs, int num_scalars, int num_params);
+// `d` holds `dtype` (what = "output", "input 0", ...).
+void check_dtype(const tsr_kernel_args& a, int key, const tsr_tensor_desc& d, int dtype, const char* what);
+// `in` has the output's shape (pointwise ops).
+void check_same_shape(const tsr_kernel_args& a, int key, const tsr_tensor_desc& in, const char* what);
+
+// A scalar argument as a double / int64 (a float truncates toward zero, saturating).
+double scalar_as_double(const tsr_scalar& s);
+int64_t scalar_as_int(const tsr_scalar& s);
+
+inline int64_t numel_of(const tsr_tensor_desc& d) {
+  int64_t n = 1;
+  for (int i = 0; i < d.ndim; ++i) n *= d.shape[i];
+  return n;
+}
+
+// Where one kernel call runs: the device (current for the call), the stream,
+// and the (op, key dtype) that names it in messages.
+struct Exec {
+  Context& ctx;
+  Device& dev;
+  cudaStream_t stream;
+  const tsr_kernel_args& args;
+  int key;
+
+  std::string where() const { return cuda::where(args, key); }
+  // After every launch: a launch that failed (bad configuration, no kernel
+  // image for this GPU, ...) becomes TSR_ERR_DEVICE naming the op.
+  void check_launch(const char* kernel) const {
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+      fail(TSR_ERR_DEVICE, where() + "launch of " + kernel + " failed on cuda:" + std::to_string(dev.index) + " (" + cuda_error_text(e) + ")");
+  }
+  // Checks a CUDA call made for this kernel.
+  void check(cudaError_t e, const char* what) const {
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      fail(e == cudaErrorMemoryAllocation ? TSR_ERR_OUT_OF_MEMORY : TSR_ERR_DEVICE,
+           this->where() + what + " failed (" + cuda_error_text(e) + ")");
+    }
+  }
+};
+
+// Device scratch memory for one kernel call, from the caching allocator on
+// the call's stream; returned to the cache when the call has queued its work
+// (stream order keeps the reuse safe).
+class Workspace {
+ public:
+  Workspace(const Exec& ex, size_t nbytes) : alloc_(*ex.dev.allocator) {
+    if (nbytes > 0) ptr_ = alloc_.allocate(nbytes, ex.stream);
+  }
+  ~Workspace() { alloc_.deallocate(ptr_); }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  void* get() const { return ptr_; }
+
+ private:
+  CachingAllocator& alloc_;
+  void* ptr_ = nullptr;
+};
+
+// The tsr_kernel_fn for K: makes the device current, picks the stream, runs
+// K::run(exec, args) with every exception caught and reported.
+template <class K> tsr_status kernel_entry(void* ctx, const tsr_kernel_args* args) {
+  Context* c = static_cast<Context*>(ctx);
+  return guarded(c != nullptr ? c->host : nullptr, [&] {
+    if (c == nullptr || args == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "cuda: kernel called with a NULL context or args");
+    if (args->struct_size < TSR_STRUCT_SIZE(tsr_kernel_args, num_params))
+      fail(TSR_ERR_INVALID_ARGUMENT, where(*args, K::key) + "kernel args struct too small");
+    Device& dev = c->device(args->device_index);
+    DeviceGuard guard(dev.ordinal);
+    const bool has_stream = args->struct_size >= TSR_STRUCT_SIZE(tsr_kernel_args, stream) && args->stream != nullptr;
+    const Exec ex{*c, dev, has_stream ? static_cast<cudaStream_t>(args->stream) : dev.stream, *args, K::key};
+    K::run(ex, *args);
+  });
+}
+
+using KernelList = std::vector<tsr_kernel_entry>;
+
+// Calls f(std::integral_constant<int, D>{}) for every dtype, in enum order.
+template <class F> constexpr void for_each_dtype(F&& f) {
+  [&]<int... D>(std::integer_sequence<int, D...>) { (f(std::integral_constant<int, D>{}), ...); }(
+      std::make_integer_sequence<int, TSR_DTYPE_COUNT>{});
+}
+
+// Adds {Op, D, kernel_entry<K<Op, D>>} for each Op in Ops and each D that
+// op_supports; unsupported pairs are never instantiated.
+template <template <int, int> class K, int... Ops> void add_kernels(KernelList& list) {
+  auto one_op = [&]<int Op>(std::integral_constant<int, Op>) {
+    for_each_dtype([&]<int D>(std::integral_constant<int, D>) {
+      if constexpr (op_supports(Op, D)) list.push_back(tsr_kernel_entry{Op, D, &kernel_entry<K<Op, D>>});
+    });
+  };
+  (one_op(std::integral_constant<int, Ops>{}), ...);
+}
+
+// One per kernel file.
+void add_copy_kernels(KernelList& list);     // COPY
+void add_binary_kernels(KernelList& list);   // ADD..POW
+void add_compare_kernels(KernelList& list);  // EQ..GE
+void add_unary_kernels(KernelList& list);    // FILL, NEG..TANH, WHERE
+void add_reduce_kernels(KernelList& list);   // SUM, MEAN, MAX, MIN, ARGMAX
+void add_matmul_kernels(KernelList& list);   // MATMUL
+void add_factory_kernels(KernelList& list);  // ARANGE, LINSPACE, RAND_UNIFORM, RAND_NORMAL
+
+// Shared helpers other kernel files call (copy.cu, unary.cu):
+// out = in (same dtype, any layouts; the tiled path for transposes).
+void copy_same_dtype(const Exec& ex, const tsr_tensor_desc& out, const tsr_tensor_desc& in);
+// out = 0 in out's dtype.
+void fill_zero(const Exec& ex, const tsr_tensor_desc& out);
+
+// The plugin's kernel table, built once.
+const tsr_kernel_table& kernel_table();
+
+}  // namespace tessera::cuda

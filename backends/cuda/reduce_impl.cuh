@@ -1,0 +1,148 @@
+// The reduction kernels, their launcher and the kernel-table entry (see
+// reduce.cuh for the design). Included by reduce_sum.cu and reduce_minmax.cu,
+// which instantiate them for their ops.
+#pragma once
+
+#include "reduce.cuh"
+
+namespace tessera::cuda {
+
+template <class R, int V> __global__ void __launch_bounds__(kReduceBlock) inner_kernel(const ReduceParams p) {
+  using acc_t = typename R::acc_t;
+  __shared__ acc_t warp_partial[kReduceBlock / 32];
+  const int team = p.team;
+  const int64_t team_id = static_cast<int64_t>(blockIdx.x) * (kReduceBlock / team) + threadIdx.x / team;
+  const int lane = static_cast<int>(threadIdx.x % team);
+  const bool active = team_id < p.n_out * p.slices;
+  const int64_t o = active ? team_id / p.slices : 0, s = active ? team_id - o * p.slices : 0;
+  acc_t acc = active ? inner_thread<R, V>(p, o, s, lane) : R::init();
+  acc = warp_fold<R>(acc);
+  if (team == kReduceBlock) {  // uniform over the block: every thread reaches the barrier
+    if (threadIdx.x % 32 == 0) warp_partial[threadIdx.x / 32] = acc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      acc = warp_partial[0];
+      for (int w = 1; w < kReduceBlock / 32; ++w) R::merge(acc, warp_partial[w]);
+    }
+  }
+  if (active && lane == 0) write_result<R>(p, o, s, acc);
+}
+
+template <class R> __global__ void __launch_bounds__(kReduceBlock) column_kernel(const ReduceParams p) {
+  using acc_t = typename R::acc_t;
+  __shared__ acc_t lanes[kColumnLanes][kColumnWidth];
+  const int x = static_cast<int>(threadIdx.x % kColumnWidth), lane = static_cast<int>(threadIdx.x / kColumnWidth);
+  int64_t s;
+  const int64_t o = column_output(p, blockIdx.x, x, s);
+  acc_t acc = o >= 0 ? column_thread<R>(p, o, s, lane) : R::init();
+  lanes[lane][x] = acc;
+  __syncthreads();
+  if (lane == 0 && o >= 0) {
+    for (int l = 1; l < kColumnLanes; ++l) R::merge(acc, lanes[l][x]);
+    write_result<R>(p, o, s, acc);
+  }
+}
+
+// One block per output: folds its slices' partials, writes the result.
+template <class R> __global__ void __launch_bounds__(kReduceBlock) finish_kernel(const ReduceParams p) {
+  using acc_t = typename R::acc_t;
+  __shared__ acc_t warp_partial[kReduceBlock / 32];
+  const int64_t o = blockIdx.x;
+  const acc_t* partial = reinterpret_cast<const acc_t*>(p.partial) + o * p.slices;
+  acc_t acc = R::init();
+  for (int64_t s = threadIdx.x; s < p.slices; s += kReduceBlock) R::merge(acc, partial[s]);
+  acc = warp_fold<R>(acc);
+  if (threadIdx.x % 32 == 0) warp_partial[threadIdx.x / 32] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    acc = warp_partial[0];
+    for (int w = 1; w < kReduceBlock / 32; ++w) R::merge(acc, warp_partial[w]);
+    write_output<R>(p, o, acc);
+  }
+}
+
+template <class R>
+void run_reduce(const Exec& ex, const tsr_tensor_desc& in, const tsr_tensor_desc& out, const bool* reduced) {
+  using in_t = typename R::in_t;
+  using acc_t = typename R::acc_t;
+  using out_t = typename R::out_t;
+  constexpr int V = 16 / static_cast<int>(sizeof(in_t));
+  const ReducePlan rp = make_reduce_plan(in, out, reduced, R::uses_index);
+  if (rp.n_out == 0) return;
+  if constexpr (!R::has_identity) {
+    if (rp.count == 0) fail(TSR_ERR_INVALID_ARGUMENT, ex.where() + "cannot reduce over zero elements: the operation has no identity");
+  }
+  ReduceParams p = plan_reduce(rp, static_cast<const char*>(in.data) + in.offset * static_cast<int64_t>(sizeof(in_t)),
+                               static_cast<char*>(out.data) + out.offset * static_cast<int64_t>(sizeof(out_t)),
+                               sizeof(in_t), V);
+  if (p.blocks > 0x7FFFFFFFu || (p.slices > 1 && p.n_out > 0x7FFFFFFF))
+    fail(TSR_ERR_INVALID_ARGUMENT, ex.where() + "tensor too large for one launch");
+  Workspace partial(ex, p.slices > 1 ? static_cast<size_t>(p.n_out * p.slices) * sizeof(acc_t) : 0);
+  p.partial = partial.get();
+  if (p.team == 0) {
+    column_kernel<R><<<static_cast<unsigned>(p.blocks), kReduceBlock, 0, ex.stream>>>(p);
+    ex.check_launch("column_kernel");
+  } else {
+    inner_kernel<R, V><<<static_cast<unsigned>(p.blocks), kReduceBlock, 0, ex.stream>>>(p);
+    ex.check_launch("inner_kernel");
+  }
+  if (p.slices > 1) {
+    finish_kernel<R><<<static_cast<unsigned>(p.n_out), kReduceBlock, 0, ex.stream>>>(p);
+    ex.check_launch("finish_kernel");
+  }
+}
+
+// The kernel-table entry: which dims are reduced, read off the shapes and
+// params as the CPU backend does (backends/cpu_tbb/reduce.cpp).
+template <int Op, int D> struct ReduceKernel {
+  static constexpr int key = D;
+  static void run(const Exec& ex, const tsr_kernel_args& a) {
+    check_args(a, D, 1, 0, 0);
+    const tsr_tensor_desc& in = *a.inputs[0];
+    const tsr_tensor_desc& out = *a.output;
+    check_dtype(a, D, in, D, "input");
+    const int out_dtype = (Op == TSR_OP_ARGMAX || (Op == TSR_OP_SUM && !is_floating_v<D>)) ? TSR_INT64 : D;
+    check_dtype(a, D, out, out_dtype, "output");
+
+    bool reduced[TSR_MAX_DIMS] = {};
+    const bool all = out.ndim == 0 || in.ndim == 0 || (Op == TSR_OP_ARGMAX && a.num_params >= 1 && a.params[0] == 1);
+    if (all) {
+      if (numel_of(out) != 1) fail(TSR_ERR_SHAPE, where(a, D) + "a full reduction needs an output of one element");
+      for (int d = 0; d < in.ndim; ++d) reduced[d] = true;
+    } else {
+      if (out.ndim != in.ndim) fail(TSR_ERR_SHAPE, where(a, D) + "output ndim differs from the input's");
+      int dim = -1;
+      if (Op == TSR_OP_ARGMAX && a.num_params >= 2) {
+        dim = static_cast<int>(a.params[1]);
+        if (a.params[1] < 0 || a.params[1] >= in.ndim) fail(TSR_ERR_INDEX, where(a, D) + "dim " + std::to_string(a.params[1]) + " out of range");
+      }
+      for (int d = 0; d < in.ndim; ++d) {
+        if (dim >= 0) {
+          reduced[d] = d == dim;
+          if (out.shape[d] != (reduced[d] ? 1 : in.shape[d])) fail(TSR_ERR_SHAPE, where(a, D) + "output shape does not match dim");
+        } else if (out.shape[d] == in.shape[d]) {
+          reduced[d] = false;
+        } else if (out.shape[d] == 1) {
+          reduced[d] = true;
+        } else {
+          fail(TSR_ERR_SHAPE, where(a, D) + "output dim " + std::to_string(d) + " is neither the input's size nor 1");
+        }
+      }
+      if (Op == TSR_OP_ARGMAX && dim < 0) {
+        int nontrivial = 0;
+        for (int d = 0; d < in.ndim; ++d) nontrivial += reduced[d] && in.shape[d] != 1;
+        if (nontrivial > 1) fail(TSR_ERR_INVALID_ARGUMENT, where(a, D) + "argmax reduces one dim or all of them (params[0] = 1)");
+      }
+    }
+    if constexpr (Op == TSR_OP_SUM) run_reduce<SumReducer<D, false>>(ex, in, out, reduced);
+    else if constexpr (Op == TSR_OP_MEAN) run_reduce<SumReducer<D, true>>(ex, in, out, reduced);
+    else if constexpr (Op == TSR_OP_MAX) run_reduce<ExtremumReducer<D, true>>(ex, in, out, reduced);
+    else if constexpr (Op == TSR_OP_MIN) run_reduce<ExtremumReducer<D, false>>(ex, in, out, reduced);
+    else run_reduce<ArgmaxReducer<D>>(ex, in, out, reduced);
+  }
+};
+
+void add_sum_kernels(KernelList& list);     // reduce_sum.cu
+void add_argmax_kernels(KernelList& list);  // reduce_argmax.cu
+
+}  // namespace tessera::cuda

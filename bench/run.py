@@ -1,0 +1,313 @@
+#!/usr/bin/python3
+"""The benchmark suite: Tessera beside PyTorch and NumPy, in one run.
+
+    /usr/bin/python3 bench/run.py [--build build] [--rounds 3] [--only NAME,...]
+
+For every workload the three libraries take turns, round after round
+(Tessera, PyTorch, NumPy, Tessera, ...), so that a disturbance of the
+machine hits all of them alike. Tessera runs in build/bin/tessera_bench
+(Google Benchmark over the C API); PyTorch and NumPy run here, from Python,
+as their users call them. Every figure is the median, over all rounds and
+repetitions, of the mean seconds per iteration of one repetition.
+
+Writes <build>/bench/results.json — a list of
+{"workload": name, "tessera": s, "torch": s, "numpy": s} (null where a
+library cannot do it) — and prints a table of ratios with the targets of
+bench/RESULTS.md. Everything runs on 2 threads: the machine's cores, Tessera's
+CPU config (threads 0 = all cores) and torch.set_num_threads(2); NumPy's
+elementwise ops use one thread (it has no others), its matmul OpenBLAS's.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+import timeit
+
+THREADS = 2
+MIN_TIME = 0.2   # seconds per repetition
+REPS = 3         # repetitions per round and library
+
+N24 = 1 << 24
+
+# name -> {lib: (setup code, statement)}; setup runs once per workload with
+# `torch` or `np` imported. Absent library: null in the results.
+WORKLOADS = {
+    # The existing output is the first operand: a += b, as Tessera's
+    # tsr_binary_ does (the C API has no out= form; see RESULTS.md).
+    "add_out_2^24": {
+        "torch": ("a = torch.rand(N24); b = torch.rand(N24)", "torch.add(a, b, out=a)"),
+        "numpy": ("a = np.random.rand(N24).astype(np.float32); b = np.random.rand(N24).astype(np.float32)",
+                  "np.add(a, b, out=a)"),
+    },
+    "add_alloc_2^24": {
+        "torch": ("a = torch.rand(N24); b = torch.rand(N24)", "a + b"),
+        "numpy": ("a = np.random.rand(N24).astype(np.float32); b = np.random.rand(N24).astype(np.float32)", "a + b"),
+    },
+    "bcast_add_4096x4096": {
+        "torch": ("x = torch.rand(4096, 4096); v = torch.rand(4096)", "x + v"),
+        "numpy": ("x = np.random.rand(4096, 4096).astype(np.float32); v = np.random.rand(4096).astype(np.float32)",
+                  "x + v"),
+    },
+    "relu_2^24": {
+        "torch": ("x = torch.rand(N24) * 8 - 4", "torch.relu(x)"),
+        "numpy": ("x = (np.random.rand(N24) * 8 - 4).astype(np.float32)", "np.maximum(x, 0)"),
+    },
+    "sigmoid_2^24": {
+        "torch": ("x = torch.rand(N24) * 8 - 4", "torch.sigmoid(x)"),
+        "numpy": ("x = (np.random.rand(N24) * 8 - 4).astype(np.float32)", "1 / (1 + np.exp(-x))"),
+    },
+    "sum_2^24": {
+        "torch": ("x = torch.rand(N24)", "x.sum()"),
+        "numpy": ("x = np.random.rand(N24).astype(np.float32)", "x.sum()"),
+    },
+    "transpose_contiguous_4096": {
+        "torch": ("x = torch.rand(4096, 4096)", "x.T.contiguous()"),
+        "numpy": ("x = np.random.rand(4096, 4096).astype(np.float32)", "np.ascontiguousarray(x.T)"),
+    },
+    "slice2_copy_4096": {
+        "torch": ("x = torch.rand(4096, 4096)", "x[:, ::2].contiguous()"),
+        "numpy": ("x = np.random.rand(4096, 4096).astype(np.float32)", "np.ascontiguousarray(x[:, ::2])"),
+    },
+    "matmul_1024_f32": {
+        "torch": ("a = torch.rand(1024, 1024); b = torch.rand(1024, 1024)", "a @ b"),
+        "numpy": ("a = np.random.rand(1024, 1024).astype(np.float32); b = np.random.rand(1024, 1024).astype(np.float32)",
+                  "a @ b"),
+    },
+    "matmul_2048_f32": {
+        "torch": ("a = torch.rand(2048, 2048); b = torch.rand(2048, 2048)", "a @ b"),
+        "numpy": ("a = np.random.rand(2048, 2048).astype(np.float32); b = np.random.rand(2048, 2048).astype(np.float32)",
+                  "a @ b"),
+    },
+    "matmul_1024_f64": {
+        "torch": ("a = torch.rand(1024, 1024, dtype=torch.float64); b = torch.rand(1024, 1024, dtype=torch.float64)",
+                  "a @ b"),
+        "numpy": ("a = np.random.rand(1024, 1024); b = np.random.rand(1024, 1024)", "a @ b"),
+    },
+    "tiny_add": {
+        "torch": ("a = torch.rand(1); b = torch.rand(1)", "a + b"),
+        "numpy": ("a = np.random.rand(1).astype(np.float32); b = np.random.rand(1).astype(np.float32)", "a + b"),
+    },
+    # The lesson's 2-16-16-1 forward on 200 points, float32, written as its
+    # users write it: Z = A @ W.T + b, ReLU hidden layers, sigmoid output.
+    "mlp_forward": {
+        "torch": ("""
+X = torch.randn(200, 2)
+layers = [(torch.randn(o, i) / i ** 0.5, torch.zeros(o)) for i, o in ((2, 16), (16, 16), (16, 1))]
+def forward(A, layers):
+    for l, (W, b) in enumerate(layers):
+        Z = A @ W.T + b
+        A = torch.relu(Z) if l + 1 < len(layers) else torch.sigmoid(Z)
+    return A
+""", "forward(X, layers)"),
+        "numpy": ("""
+X = np.random.randn(200, 2).astype(np.float32)
+layers = [((np.random.randn(o, i) / i ** 0.5).astype(np.float32), np.zeros(o, np.float32))
+          for i, o in ((2, 16), (16, 16), (16, 1))]
+def forward(A, layers):
+    for l, (W, b) in enumerate(layers):
+        Z = A @ W.T + b
+        A = np.maximum(Z, 0) if l + 1 < len(layers) else 1 / (1 + np.exp(-Z))
+    return A
+""", "forward(X, layers)"),
+    },
+    "triad_2^24": {},  # plain C++ in tessera_bench: the bandwidth reference
+    "startup": {},     # process wall time, measured below for all three
+}
+
+# Targets: "min_speedup" is (best of torch and numpy) / tessera; "vs" names
+# the library the ratio uses when not the best of both; "max_s" an absolute bound.
+TARGETS = {
+    "add_out_2^24": {"min_speedup": 1.0},
+    "bcast_add_4096x4096": {"min_speedup": 1.0},
+    "relu_2^24": {"min_speedup": 1.0},
+    "sigmoid_2^24": {"min_speedup": 1.0},
+    "sum_2^24": {"min_speedup": 1.0},
+    "slice2_copy_4096": {"min_speedup": 1.0},
+    "transpose_contiguous_4096": {"min_speedup": 3.0, "vs": "numpy"},
+    "matmul_1024_f32": {"min_speedup": 0.95, "vs": "torch"},
+    "matmul_2048_f32": {"min_speedup": 0.95, "vs": "torch"},
+    "matmul_1024_f64": {"min_speedup": 0.95, "vs": "torch"},
+    "tiny_add": {"max_s": 0.2e-6},
+    "mlp_forward": {"max_s": 5e-6},
+    "startup": {"max_s": 20e-3},
+}
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+# ---- Tessera ------------------------------------------------------------------
+
+def tessera_times(build, name):
+    """Seconds per iteration of each repetition of one tessera_bench workload."""
+    cmd = [os.path.join(build, "bin", "tessera_bench"),
+           "--config", os.path.join(build, "share", "tessera", "configs", "cpu.json"),
+           "--benchmark_filter=^%s(/real_time)?$" % re.escape(name),
+           "--benchmark_min_time=%g" % MIN_TIME, "--benchmark_repetitions=%d" % REPS,
+           "--benchmark_format=json"]
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    times = [b["real_time"] * scale[b["time_unit"]] for b in json.loads(out)["benchmarks"]
+             if b.get("run_type") == "iteration"]
+    if not times:
+        raise RuntimeError("tessera_bench ran no benchmark named %s" % name)
+    return times
+
+
+# ---- PyTorch and NumPy ------------------------------------------------------------
+
+def python_times(stmt, env):
+    """Seconds per iteration of REPS timeit repetitions of ~MIN_TIME each."""
+    timer = timeit.Timer(stmt, globals=env)
+    number, elapsed = 1, timer.timeit(1)  # the first call also warms up
+    while elapsed < MIN_TIME / 4:
+        number *= 4 if elapsed < MIN_TIME / 40 else 2
+        elapsed = timer.timeit(number)
+    number = max(1, int(number * MIN_TIME / max(elapsed, 1e-9)))
+    return [timer.timeit(number) / number for _ in range(REPS)]
+
+
+def process_seconds(cmd, runs):
+    out = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def startup_times(build, rounds):
+    tessera = [os.path.join(build, "bin", "tessera"), "--config",
+               os.path.join(build, "share", "tessera", "configs", "cpu.json"), "info"]
+    cmds = {"tessera": (tessera, 10), "torch": ([sys.executable, "-c", "import torch"], 3),
+            "numpy": ([sys.executable, "-c", "import numpy"], 3)}
+    for cmd, _ in cmds.values():
+        process_seconds(cmd, 1)  # page cache
+    samples = {lib: [] for lib in cmds}
+    for _ in range(rounds):
+        for lib, (cmd, runs) in cmds.items():
+            samples[lib] += process_seconds(cmd, runs)
+    return samples
+
+
+# ---- the table ------------------------------------------------------------------
+
+def fmt_time(s):
+    if s is None:
+        return "-"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+        if s >= scale:
+            return "%.3g %s" % (s / scale, unit)
+    return "%.3g ns" % (s / 1e-9)
+
+
+def verdict(record, by_name):
+    """(ratio text, target text, met) for one record."""
+    name, t = record["workload"], record["tessera"]
+    others = [record[lib] for lib in ("torch", "numpy") if record[lib] is not None]
+    best = min(others) if others else None
+    ratio = "%.2fx" % (best / t) if best and t else "-"
+    target = TARGETS.get(name)
+    if name == "add_alloc_2^24":
+        own = by_name.get("add_out_2^24", {}).get("tessera")
+        return ratio, "<= 2x own add_out (%.2fx)" % (t / own), t <= 2 * own
+    if name == "add_out_2^24" and "triad_2^24" in by_name:
+        triad = by_name["triad_2^24"]["tessera"]
+        met = t is not None and best / t >= target["min_speedup"] and triad / t >= 0.85
+        return ratio, ">= 1.0x, >= 85%% triad (%.0f%%)" % (100 * triad / t), met
+    if target is None:
+        return ratio, "", None
+    if "max_s" in target:
+        return ratio, "<= %s" % fmt_time(target["max_s"]), t <= target["max_s"]
+    ref = record[target["vs"]] if "vs" in target else best
+    speed = ref / t
+    text = ">= %.2fx %s" % (target["min_speedup"], target.get("vs", "best"))
+    if "vs" in target:
+        text += " (%.2fx)" % speed
+    return ratio, text, speed >= target["min_speedup"]
+
+
+def print_table(records):
+    by_name = {r["workload"]: r for r in records}
+    print("%-26s %11s %11s %11s %9s  %-34s %s" % ("workload", "tessera", "torch", "numpy", "speedup", "target", ""))
+    met_all = True
+    for r in records:
+        ratio, target, met = verdict(r, by_name)
+        mark = "" if met is None else ("met" if met else "MISSED")
+        met_all = met_all and met is not False
+        print("%-26s %11s %11s %11s %9s  %-34s %s" % (r["workload"], fmt_time(r["tessera"]), fmt_time(r["torch"]),
+                                                  fmt_time(r["numpy"]), ratio, target, mark))
+    print("speedup = min(torch, numpy) / tessera (> 1: Tessera is faster); median seconds per iteration")
+    print("all targets met" if met_all else "some targets MISSED (see bench/RESULTS.md)")
+
+
+def machine():
+    model = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return "%s, %d cores, %s, Python %s" % (model, os.cpu_count(), platform.platform(), platform.python_version())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build", help="the CMake build folder (default: build)")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of interleaved runs (default: 3)")
+    ap.add_argument("--only", default="", help="comma-separated workloads to run (default: all)")
+    args = ap.parse_args()
+    names = [n for n in WORKLOADS if not args.only or n in args.only.split(",")]
+
+    import numpy as np
+    import torch
+    torch.set_num_threads(THREADS)
+    log("machine: %s; torch %s (%d threads), numpy %s" % (machine(), torch.__version__, torch.get_num_threads(),
+                                                          np.__version__))
+    started = time.time()
+    records = []
+    for name in names:
+        samples = {"tessera": [], "torch": [], "numpy": []}
+        if name == "startup":
+            samples = startup_times(args.build, args.rounds)
+        else:
+            envs = {}
+            for lib, (setup, _) in WORKLOADS[name].items():
+                env = {"torch": torch, "np": np, "N24": N24}
+                exec(setup, env)
+                envs[lib] = env
+            for _ in range(args.rounds):
+                samples["tessera"] += tessera_times(args.build, name)
+                for lib, (_, stmt) in WORKLOADS[name].items():
+                    samples[lib] += python_times(stmt, envs[lib])
+            del envs
+        record = {"workload": name}
+        for lib in ("tessera", "torch", "numpy"):
+            record[lib] = statistics.median(samples[lib]) if samples[lib] else None
+        records.append(record)
+        log("%-26s tessera %-10s torch %-10s numpy %-10s (%.0f s so far)" % (
+            name, fmt_time(record["tessera"]), fmt_time(record["torch"]), fmt_time(record["numpy"]),
+            time.time() - started))
+
+    out_dir = os.path.join(args.build, "bench")
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, "results.json")
+    with open(path, "w") as f:
+        json.dump(records, f, indent=1)
+        f.write("\n")
+    print("machine: %s" % machine())
+    print("torch %s and numpy %s at %d threads; %d rounds x %d repetitions of >= %.1f s; %.0f s in all" % (
+        torch.__version__, np.__version__, THREADS, args.rounds, REPS, MIN_TIME, time.time() - started))
+    print_table(records)
+    print("results: %s" % path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

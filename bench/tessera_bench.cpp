@@ -1,0 +1,313 @@
+// The Tessera side of the benchmark suite: one Google Benchmark per workload
+// of bench/run.py (same names), over the public C API — the MLP forward goes
+// through the header-only C++ wrapper exactly as the lesson code does — plus
+// the plain C++ triad that gives the machine's bandwidth reference.
+//
+//   tessera_bench [--config FILE] [Google Benchmark flags]
+//
+// Every benchmark reports wall time per iteration (UseRealTime): the ops run
+// on several threads. Inputs are made once per process and reused across
+// repetitions, so a repetition times the op only.
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lesson_mlp.hpp"
+#include "tessera/tessera.h"
+#include "tessera/tessera.hpp"
+
+namespace {
+
+// ---- the runtime and the inputs -----------------------------------------------
+
+// Created in main; destroyed after every input is released.
+std::unique_ptr<tessera::Runtime> g_runtime;
+tsr_runtime* g_rt = nullptr;
+const tsr_device kCpu{TSR_DEVICE_CPU, 0};
+
+void ok(tsr_status st, const char* what) {
+  if (st == TSR_OK) return;
+  std::fprintf(stderr, "tessera_bench: %s failed: %s\n", what, tsr_last_error_message());
+  std::exit(1);
+}
+#define OK(call) ok((call), #call)
+
+// Uniform values on [lo, hi): tsr_rand scaled, so every workload sees data
+// of the same kind as the Python side (torch.rand / numpy.random.rand).
+tsr_tensor* uniform(std::vector<int64_t> shape, tsr_dtype dtype, double lo = 0.0, double hi = 1.0) {
+  tsr_tensor *r = nullptr, *s = nullptr, *t = nullptr;
+  OK(tsr_rand(g_rt, static_cast<int32_t>(shape.size()), shape.data(), dtype, kCpu, &r));
+  tsr_scalar scale{TSR_SCALAR_FLOAT, 0, hi - lo, 0}, shift{TSR_SCALAR_FLOAT, 0, lo, 0};
+  OK(tsr_binary_scalar(TSR_OP_MUL, r, scale, 0, &s));
+  OK(tsr_binary_scalar(TSR_OP_ADD, s, shift, 0, &t));
+  tsr_tensor_release(r);
+  tsr_tensor_release(s);
+  return t;
+}
+
+// Inputs by workload, made on first use and kept for the whole run.
+std::map<std::string, std::vector<tsr_tensor*>>& inputs() {
+  static std::map<std::string, std::vector<tsr_tensor*>> cache;
+  return cache;
+}
+template <class Make> const std::vector<tsr_tensor*>& inputs_for(const std::string& key, Make make) {
+  auto it = inputs().find(key);
+  if (it == inputs().end()) it = inputs().emplace(key, make()).first;
+  return it->second;
+}
+void release_inputs() {
+  for (auto& [key, list] : inputs())
+    for (tsr_tensor* t : list) tsr_tensor_release(t);
+  inputs().clear();
+}
+
+constexpr int64_t k2p24 = int64_t{1} << 24;
+
+void set_bytes(benchmark::State& state, int64_t bytes_per_iteration) {
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * bytes_per_iteration);
+}
+
+// ---- elementwise ----------------------------------------------------------------
+
+// a += b: the output already exists (PyTorch's add_(b) / add(a, b, out=a)).
+void add_out(benchmark::State& state) {
+  const auto& in = inputs_for("a_b_2^24", [] { return std::vector{uniform({k2p24}, TSR_FLOAT32), uniform({k2p24}, TSR_FLOAT32)}; });
+  for (auto _ : state) OK(tsr_binary_(TSR_OP_ADD, in[0], in[1]));
+  set_bytes(state, 3 * 4 * k2p24);
+}
+
+// c = a + b, a new result every time.
+void add_alloc(benchmark::State& state) {
+  const auto& in = inputs_for("a_b_2^24", [] { return std::vector{uniform({k2p24}, TSR_FLOAT32), uniform({k2p24}, TSR_FLOAT32)}; });
+  for (auto _ : state) {
+    tsr_tensor* c = nullptr;
+    OK(tsr_binary(TSR_OP_ADD, in[0], in[1], &c));
+    tsr_tensor_release(c);
+  }
+  set_bytes(state, 3 * 4 * k2p24);
+}
+
+void bcast_add(benchmark::State& state) {
+  const auto& in = inputs_for("x_v_4096", [] { return std::vector{uniform({4096, 4096}, TSR_FLOAT32), uniform({4096}, TSR_FLOAT32)}; });
+  for (auto _ : state) {
+    tsr_tensor* c = nullptr;
+    OK(tsr_binary(TSR_OP_ADD, in[0], in[1], &c));
+    tsr_tensor_release(c);
+  }
+  set_bytes(state, 2 * 4 * 4096 * 4096);
+}
+
+void unary(benchmark::State& state, tsr_op op) {
+  const auto& in = inputs_for("x_signed_2^24", [] { return std::vector{uniform({k2p24}, TSR_FLOAT32, -4.0, 4.0)}; });
+  for (auto _ : state) {
+    tsr_tensor* c = nullptr;
+    OK(tsr_unary(op, in[0], &c));
+    tsr_tensor_release(c);
+  }
+  set_bytes(state, 2 * 4 * k2p24);
+}
+void relu(benchmark::State& state) { unary(state, TSR_OP_RELU); }
+void sigmoid(benchmark::State& state) { unary(state, TSR_OP_SIGMOID); }
+
+void sum(benchmark::State& state) {
+  const auto& in = inputs_for("x_2^24", [] { return std::vector{uniform({k2p24}, TSR_FLOAT32)}; });
+  for (auto _ : state) {
+    tsr_tensor* s = nullptr;
+    OK(tsr_reduce(TSR_OP_SUM, in[0], 0, nullptr, 0, &s));
+    tsr_tensor_release(s);
+  }
+  set_bytes(state, 4 * k2p24);
+}
+
+// ---- copies between layouts ------------------------------------------------------
+
+const std::vector<tsr_tensor*>& square_4096() {
+  return inputs_for("x_4096", [] { return std::vector{uniform({4096, 4096}, TSR_FLOAT32)}; });
+}
+
+// x.T.contiguous()
+void transpose_contiguous(benchmark::State& state) {
+  tsr_tensor* x = square_4096()[0];
+  for (auto _ : state) {
+    tsr_tensor *t = nullptr, *c = nullptr;
+    OK(tsr_t(x, &t));
+    OK(tsr_contiguous(t, &c));
+    tsr_tensor_release(c);
+    tsr_tensor_release(t);
+  }
+  set_bytes(state, 2 * 4 * 4096 * 4096);
+}
+
+// x[:, ::2].contiguous()
+void slice2_copy(benchmark::State& state) {
+  tsr_tensor* x = square_4096()[0];
+  for (auto _ : state) {
+    tsr_tensor *s = nullptr, *c = nullptr;
+    OK(tsr_slice(x, 1, TSR_SLICE_NONE, TSR_SLICE_NONE, 2, &s));
+    OK(tsr_contiguous(s, &c));
+    tsr_tensor_release(c);
+    tsr_tensor_release(s);
+  }
+  set_bytes(state, 4 * 4096 * 4096 + 4 * 4096 * 2048);
+}
+
+// ---- matmul ------------------------------------------------------------------------
+
+void matmul(benchmark::State& state, int64_t n, tsr_dtype dtype) {
+  const std::string key = "mm_" + std::to_string(n) + "_" + tsr_dtype_name(dtype);
+  const auto& in = inputs_for(key, [&] { return std::vector{uniform({n, n}, dtype), uniform({n, n}, dtype)}; });
+  for (auto _ : state) {
+    tsr_tensor* c = nullptr;
+    OK(tsr_matmul(in[0], in[1], &c));
+    tsr_tensor_release(c);
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(n * n * n) * static_cast<double>(state.iterations()) / 1e9,
+                                                 benchmark::Counter::kIsRate);
+}
+
+// ---- per-op overhead -----------------------------------------------------------------
+
+// One-element c = a + b through the C API, result released: the whole
+// cost of an op call.
+void tiny_add(benchmark::State& state) {
+  const auto& in = inputs_for("tiny", [] { return std::vector{uniform({1}, TSR_FLOAT32), uniform({1}, TSR_FLOAT32)}; });
+  for (auto _ : state) {
+    tsr_tensor* c = nullptr;
+    OK(tsr_binary(TSR_OP_ADD, in[0], in[1], &c));
+    tsr_tensor_release(c);
+  }
+}
+
+// The lesson's 2-16-16-1 forward on 200 two-moons points, float32, through
+// the C++ wrapper (tools/lesson_mlp.hpp): matmul with W.T, bias, ReLU /
+// sigmoid per layer.
+void mlp_forward(benchmark::State& state) {
+  const tessera::Runtime& rt = *g_runtime;
+  rt.manual_seed(0);
+  std::vector<double> points;
+  tessera::lesson::make_moons(rt, 200, 0.2, points);
+  tessera::Tensor X = tessera::Tensor::from_host(rt, points, {200, 2}, TSR_FLOAT64, kCpu).to(TSR_FLOAT32);
+  std::vector<std::pair<tessera::Tensor, tessera::Tensor>> layers;
+  const int sizes[] = {2, 16, 16, 1};
+  for (int l = 0; l < 3; ++l) {
+    tessera::Tensor W = tessera::Tensor::randn(rt, {sizes[l + 1], sizes[l]}, TSR_FLOAT32, kCpu) * (1.0 / std::sqrt(sizes[l]));
+    layers.emplace_back(W, tessera::Tensor::zeros(rt, {sizes[l + 1]}, TSR_FLOAT32, kCpu));
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(tessera::lesson::forward(X, layers).get());
+}
+
+// ---- the bandwidth reference ------------------------------------------------------------
+
+// a[i] = b[i] + c[i] in plain C++ on two threads: this thread and one
+// persistent helper that spins on a generation counter (no thread start or
+// wake-up in the timed loop).
+class TwoThreads {
+ public:
+  template <class F> explicit TwoThreads(F half) : half_(half), helper_([this] { loop(); }) {}
+  ~TwoThreads() {
+    stop_.store(true, std::memory_order_release);
+    generation_.fetch_add(1, std::memory_order_release);
+    helper_.join();
+  }
+  void run() {
+    const uint64_t g = generation_.fetch_add(1, std::memory_order_acq_rel) + 1;
+    half_(0);
+    while (done_.load(std::memory_order_acquire) != g) std::this_thread::yield();
+  }
+
+ private:
+  void loop() {
+    uint64_t seen = 0;
+    for (;;) {
+      uint64_t g;
+      while ((g = generation_.load(std::memory_order_acquire)) == seen) std::this_thread::yield();
+      seen = g;
+      if (stop_.load(std::memory_order_acquire)) return;
+      half_(1);
+      done_.store(g, std::memory_order_release);
+    }
+  }
+  std::function<void(int)> half_;
+  std::atomic<uint64_t> generation_{0}, done_{0};
+  std::atomic<bool> stop_{false};
+  std::thread helper_;
+};
+
+void triad(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(k2p24);
+  auto alloc = [n] {
+    auto* p = static_cast<float*>(std::aligned_alloc(64, n * sizeof(float)));
+    return std::unique_ptr<float, decltype(&std::free)>(p, &std::free);
+  };
+  auto a = alloc(), b = alloc(), c = alloc();
+  float *pa = a.get(), *pb = b.get(), *pc = c.get();
+  TwoThreads pool([&](int part) {  // each thread first-touches and then computes its own half
+    const size_t lo = part * n / 2, hi = (part + 1) * n / 2;
+    for (size_t i = lo; i < hi; ++i) pa[i] = pb[i] + pc[i];
+  });
+  for (size_t i = 0; i < n; ++i) pb[i] = static_cast<float>(i & 1023), pc[i] = 1.0f;
+  pool.run();
+  for (auto _ : state) {
+    pool.run();
+    benchmark::ClobberMemory();
+  }
+  set_bytes(state, 3 * 4 * k2p24);
+}
+
+void register_all() {
+  auto add = [](const char* name, void (*fn)(benchmark::State&)) {
+    benchmark::RegisterBenchmark(name, fn)->UseRealTime()->Unit(benchmark::kMicrosecond);
+  };
+  add("add_out_2^24", add_out);
+  add("add_alloc_2^24", add_alloc);
+  add("bcast_add_4096x4096", bcast_add);
+  add("relu_2^24", relu);
+  add("sigmoid_2^24", sigmoid);
+  add("sum_2^24", sum);
+  add("transpose_contiguous_4096", transpose_contiguous);
+  add("slice2_copy_4096", slice2_copy);
+  add("matmul_1024_f32", [](benchmark::State& s) { matmul(s, 1024, TSR_FLOAT32); });
+  add("matmul_2048_f32", [](benchmark::State& s) { matmul(s, 2048, TSR_FLOAT32); });
+  add("matmul_1024_f64", [](benchmark::State& s) { matmul(s, 1024, TSR_FLOAT64); });
+  add("tiny_add", tiny_add);
+  add("mlp_forward", mlp_forward);
+  add("triad_2^24", triad);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config = TESSERA_BENCH_CONFIG;
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--config") == 0 && i + 1 < argc) config = argv[++i];
+    else if (std::strncmp(argv[i], "--config=", 9) == 0) config = argv[i] + 9;
+    else rest.push_back(argv[i]);
+  }
+  int n = static_cast<int>(rest.size());
+  benchmark::Initialize(&n, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(n, rest.data())) return 2;
+  try {
+    g_runtime = std::make_unique<tessera::Runtime>(config);
+  } catch (const tessera::Error& e) {
+    std::fprintf(stderr, "tessera_bench: %s\n", e.what());
+    return 1;
+  }
+  g_rt = g_runtime->get();
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  release_inputs();
+  g_runtime.reset();
+  return 0;
+}

@@ -1,0 +1,135 @@
+// bench_cuda: the GPU benchmarks scripts/gpu-check runs beside PyTorch's
+// (same shapes, same byte and FLOP counts, same timing: wall clock around N
+// queued ops and one synchronisation, median of 5 repeats after a warm-up).
+// Prints one "RESULT <name> <value> <unit>" line per benchmark.
+//
+//   add          f32 2^28 + 2^28                      GB/s  (3 x 1 GiB moved)
+//   bcast_add    [16384, 16384] + [16384]             GB/s  (2 x 1 GiB)
+//   transpose    [16384, 16384].T.contiguous()        GB/s  (2 x 1 GiB)
+//   slice2       [16384, 16384][:, ::2].contiguous()  GB/s  (read + written elements x 4 bytes)
+//   sum          f32 2^28 .sum()                      GB/s  (1 GiB)
+//   matmul_*     8192^3 in fp32, tf32, bf16, fp16     TFLOP/s
+//   small_op_us  host time of one 1-element add on cuda:0 (tsr_binary + release), µs
+//
+// Usage: bench_cuda [--quick]   (--quick: 16x smaller problems, a smoke test)
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tessera/tessera.hpp"
+
+using tessera::Runtime;
+using tessera::Tensor;
+
+namespace {
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// Seconds per call of `op`: median over 5 repeats of `n` queued calls, each
+// repeat ended by a device synchronisation.
+double time_op(const Runtime& rt, tsr_device dev, int n, const std::function<void()>& op) {
+  for (int i = 0; i < 2; ++i) op();
+  tessera::check(tsr_synchronize(rt.get(), dev));
+  std::vector<double> t;
+  for (int r = 0; r < 5; ++r) {
+    const double t0 = now();
+    for (int i = 0; i < n; ++i) op();
+    tessera::check(tsr_synchronize(rt.get(), dev));
+    t.push_back((now() - t0) / n);
+  }
+  std::sort(t.begin(), t.end());
+  return t[2];
+}
+
+void result(const char* name, double value, const char* unit) {
+  std::printf("RESULT %s %.3f %s\n", name, value, unit);
+  std::fflush(stdout);
+}
+
+// A runtime with the CPU and CUDA plugins (found by name in the plugin
+// directory), TF32 allowed or not: through a config file written for it.
+Runtime runtime_with(bool tf32) {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/bench_cuda_" + std::to_string(getpid()) + (tf32 ? "_tf32" : "") + ".json";
+  {
+    std::ofstream f(path);
+    f << R"({"plugins": [{"name": "cpu_tbb", "library": "cpu_tbb.so"}, {"name": "cuda", "library": "cuda.so", "options": {"allow_tf32": )"
+      << (tf32 ? "true" : "false") << "}}]}\n";
+  }
+  Runtime r(path);
+  std::remove(path.c_str());
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  try {
+    Runtime rt = runtime_with(false);
+    const tsr_device gpu = rt.device("cuda:0");
+    rt.manual_seed(1);
+    const int64_t side = quick ? 4096 : 16384;  // side^2 = 2^28 elements at full size
+    const double elems = static_cast<double>(side) * side;
+    {
+      Tensor a = Tensor::rand(rt, {side * side}, TSR_FLOAT32, gpu), b = Tensor::rand(rt, {side * side}, TSR_FLOAT32, gpu);
+      const double t = time_op(rt, gpu, 20, [&] { Tensor c = a + b; });
+      result("add", 3 * elems * 4 / t / 1e9, "GB/s");
+      const double ts = time_op(rt, gpu, 20, [&] { Tensor s = a.sum(); });
+      result("sum", elems * 4 / ts / 1e9, "GB/s");
+      const double mean = a.sum().item_double() / elems;
+      if (mean < 0.49 || mean > 0.51) std::printf("WARNING: mean of rand is %f\n", mean);
+    }
+    {
+      Tensor x = Tensor::rand(rt, {side, side}, TSR_FLOAT32, gpu), row = Tensor::rand(rt, {side}, TSR_FLOAT32, gpu);
+      const double tb = time_op(rt, gpu, 20, [&] { Tensor c = x + row; });
+      result("bcast_add", (2 * elems + side) * 4 / tb / 1e9, "GB/s");
+      const double tt = time_op(rt, gpu, 20, [&] { Tensor c = x.T().contiguous(); });
+      result("transpose", 2 * elems * 4 / tt / 1e9, "GB/s");
+      const double t2 = time_op(rt, gpu, 20, [&] { Tensor c = x.slice(1, 0, TSR_SLICE_NONE, 2).contiguous(); });
+      result("slice2", 2 * (elems / 2) * 4 / t2 / 1e9, "GB/s");
+    }
+    const int64_t n = quick ? 2048 : 8192;
+    const double flops = 2.0 * n * n * n;
+    struct Mm {
+      const char* name;
+      tsr_dtype dtype;
+      bool tf32;
+    };
+    for (const Mm& m : {Mm{"matmul_fp32", TSR_FLOAT32, false}, Mm{"matmul_tf32", TSR_FLOAT32, true},
+                        Mm{"matmul_bf16", TSR_BFLOAT16, false}, Mm{"matmul_fp16", TSR_FLOAT16, false}}) {
+      Runtime r = m.tf32 ? runtime_with(true) : runtime_with(false);
+      const tsr_device g = r.device("cuda:0");
+      r.manual_seed(2);
+      Tensor a = Tensor::randn(r, {n, n}, m.dtype, g), b = Tensor::randn(r, {n, n}, m.dtype, g);
+      const double t = time_op(r, g, m.dtype == TSR_FLOAT32 && !m.tf32 ? 5 : 20, [&] { Tensor c = a.matmul(b); });
+      result(m.name, flops / t / 1e12, "TFLOP/s");
+    }
+    {
+      Tensor a = Tensor::ones(rt, {1}, TSR_FLOAT32, gpu), b = Tensor::ones(rt, {1}, TSR_FLOAT32, gpu);
+      for (int i = 0; i < 1000; ++i) Tensor c = a + b;
+      tessera::check(tsr_synchronize(rt.get(), gpu));
+      // Host time only: 200 queued ops (well within the launch queue), then a sync outside the clock.
+      std::vector<double> per_op;
+      for (int r = 0; r < 50; ++r) {
+        const double t0 = now();
+        for (int i = 0; i < 200; ++i) Tensor c = a + b;
+        per_op.push_back((now() - t0) / 200);
+        tessera::check(tsr_synchronize(rt.get(), gpu));
+      }
+      std::sort(per_op.begin(), per_op.end());
+      result("small_op_us", per_op[per_op.size() / 2] * 1e6, "us");
+    }
+  } catch (const std::exception& e) {
+    std::printf("bench_cuda failed: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# cuda.info: `tessera info` on configs/cuda.json. The cuda plugin must load
+# (never be listed as failed) and offer exactly the CPU backend's kernels.
+# Without a GPU it reports zero devices and why, and the exit status is 0
+# (the default device, cpu, is available; tools/info.cpp); with a GPU it
+# lists cuda:0 with device memory. Also checks a bad option is refused.
+# Usage: check_info.sh TESSERA CONFIG WORK_DIR
+set -u
+tessera=$1 config=$2 dir=$3
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+expect() {  # expect FILE SUBSTRING
+  grep -qF -- "$2" "$1" || { fail "expected \"$2\" in:"; sed 's/^/    /' "$1"; }
+}
+
+out=$dir/info.out
+"$tessera" info --config "$config" >"$out" 2>&1
+rc=$?
+cat "$out"
+[ $rc -eq 0 ] || fail "tessera info exited $rc (the default device cpu is available: expected 0)"
+expect "$out" "  cuda 0.1.0 (ABI "
+expect "$out" "device type \"cuda\""
+grep -q "plugins that failed to load" "$out" && fail "a plugin failed to load"
+cpu_kernels=$(grep -A1 "^  cpu_tbb " "$out" | sed -n 's/.*device type "cpu", \(.*\)$/\1/p')
+cuda_kernels=$(grep -A1 "^  cuda " "$out" | sed -n 's/.*device type "cuda", \(.*\)$/\1/p')
+[ -n "$cpu_kernels" ] && [ "$cpu_kernels" = "$cuda_kernels" ] ||
+  fail "the cuda plugin offers \"$cuda_kernels\", the CPU backend \"$cpu_kernels\""
+if grep -q "^    cuda:0: " "$out"; then
+  expect "$out" ", device memory"
+  echo "cuda.info: a GPU is present"
+else
+  reason=$(sed -n 's/^    no devices: //p' "$out")
+  [ -n "$reason" ] || fail "no cuda devices and no reason given"
+  echo "cuda.info: no GPU: $reason"
+fi
+
+# The same as JSON: the reason is a field.
+"$tessera" info --json --config "$config" >"$dir/info.json" 2>&1 || fail "info --json exited non-zero"
+if ! grep -q '"device": "cuda:0"' "$dir/info.json"; then expect "$dir/info.json" '"unavailable_reason": "'; fi
+
+# A bad option: the plugin refuses to load, naming the option.
+sed 's/"memory_fraction": [0-9.]*/"memory_fraction": 2/' "$config" >"$dir/bad_option.json"
+"$tessera" info --config "$dir/bad_option.json" >"$dir/bad_option.out" 2>&1
+expect "$dir/bad_option.out" "plugins that failed to load: 1"
+expect "$dir/bad_option.out" 'option "memory_fraction" must be a number in (0, 1], got 2'
+
+if [ $failures -eq 0 ]; then echo "cuda.info: all checks passed"; else echo "cuda.info: $failures check(s) failed"; fi
+[ $failures -eq 0 ]

@@ -1,0 +1,721 @@
+// The CUDA backend's device code, run on the CPU (no GPU needed): every
+// kernel's per-thread work is a __host__ __device__ function of the thread's
+// index, so here the same index arithmetic, vector paths, tiles and
+// reduction splits run thread by thread over host memory and are compared
+// element by element with plain loops (and the dtype conversions with the
+// CPU backend's, bit for bit). What this cannot check is the GPU itself:
+// launches, shared-memory races, warp shuffles, cuBLAS; tests/cuda/
+// test_cuda_ops.cpp does that where a GPU exists.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../../backends/cpu_tbb/dtypes.hpp"
+#include "allocator.hpp"
+#include "binary_ops.cuh"
+#include "cast.cuh"
+#include "elementwise.cuh"
+#include "reduce.cuh"
+#include "transpose.cuh"
+#include "unary_ops.cuh"
+
+namespace cu = tessera::cuda;
+namespace cpu = tessera::cpu_tbb;
+
+namespace {
+
+// ---- host tensors --------------------------------------------------------------
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+// A storage of `bytes` (64-byte aligned, filled with a sentinel) and a view on it.
+struct HostTensor {
+  std::unique_ptr<unsigned char, FreeDeleter> storage;
+  size_t bytes = 0;
+  tsr_tensor_desc desc{};
+};
+
+constexpr unsigned char kSentinel = 0xA5;
+
+HostTensor make_tensor(int dtype, const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, int64_t offset) {
+  HostTensor t;
+  const size_t es = tsr_dtype_size(dtype);
+  int64_t extent = offset + 1;
+  bool empty = false;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    empty = empty || shape[d] == 0;
+    if (shape[d] > 0) extent += (shape[d] - 1) * strides[d];
+  }
+  t.bytes = (static_cast<size_t>(extent) + 8) * es;  // a few spare elements past the view
+  t.storage.reset(static_cast<unsigned char*>(std::aligned_alloc(64, (t.bytes + 63) / 64 * 64)));
+  std::memset(t.storage.get(), kSentinel, t.bytes);
+  t.desc.struct_size = TSR_TENSOR_DESC_STRUCT_SIZE;
+  t.desc.data = t.storage.get();
+  t.desc.offset = offset;
+  t.desc.ndim = static_cast<int32_t>(shape.size());
+  t.desc.dtype = dtype;
+  t.desc.device = tsr_device{TSR_DEVICE_CUDA, 0};
+  for (size_t d = 0; d < shape.size(); ++d) {
+    t.desc.shape[d] = shape[d];
+    t.desc.strides[d] = strides[d];
+  }
+  (void)empty;
+  return t;
+}
+
+std::vector<int64_t> row_major(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size());
+  int64_t st = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    s[d] = st;
+    st *= std::max<int64_t>(shape[d], 1);
+  }
+  return s;
+}
+
+int64_t numel(const tsr_tensor_desc& d) {
+  int64_t n = 1;
+  for (int i = 0; i < d.ndim; ++i) n *= d.shape[i];
+  return n;
+}
+
+// Element offset of row-major element i of the view.
+int64_t offset_of(const tsr_tensor_desc& d, int64_t i) {
+  int64_t off = d.offset;
+  for (int k = d.ndim - 1; k >= 0; --k) {
+    off += (i % d.shape[k]) * d.strides[k];
+    i /= d.shape[k];
+  }
+  return off;
+}
+
+template <class T> T& at(const HostTensor& t, int64_t i) {
+  return reinterpret_cast<T*>(t.storage.get())[offset_of(t.desc, i)];
+}
+
+// Fills the view's elements with random bits of type T (every element the view reaches).
+template <class T> void fill_random(HostTensor& t, std::mt19937_64& rng) {
+  const int64_t n = numel(t.desc);
+  for (int64_t i = 0; i < n; ++i) {
+    T v;
+    if constexpr (std::is_same_v<T, cu::Bool>) {
+      v.value = static_cast<uint8_t>(rng() & 1u);
+    } else if constexpr (std::is_same_v<T, float>) {
+      v = static_cast<float>(std::uniform_real_distribution<double>(-8, 8)(rng));
+    } else if constexpr (std::is_same_v<T, double>) {
+      v = std::uniform_real_distribution<double>(-8, 8)(rng);
+    } else if constexpr (std::is_same_v<T, cu::Half>) {
+      v.bits = cu::float_to_float16(static_cast<float>(std::uniform_real_distribution<double>(-8, 8)(rng)));
+    } else {
+      const uint64_t r = rng();
+      std::memcpy(&v, &r, sizeof v);
+    }
+    at<T>(t, i) = v;
+  }
+}
+
+// ---- the pointwise check -----------------------------------------------------------
+template <class Out, class... In, class F, size_t... I>
+Out ref_apply(const F& f, const std::vector<const HostTensor*>& ins, int64_t i, std::index_sequence<I...>) {
+  (void)ins, (void)i;  // FILL has no inputs
+  return f(at<In>(*ins[I], i)...);
+}
+
+// Runs f through plan_pointwise + pointwise_on_host, and through a plain loop
+// on a copy of the output storage; the two storages must be byte-equal
+// (the sentinel bytes outside the view included).
+template <class Out, class... In, class F>
+void check_pointwise(const F& f, HostTensor& out, const std::vector<const HostTensor*>& ins, bool force_64, cu::PathKind expect) {
+  constexpr size_t N = 1 + sizeof...(In);
+  std::array<const tsr_tensor_desc*, N> ops{};
+  ops[0] = &out.desc;
+  for (size_t k = 0; k < ins.size(); ++k) ops[k + 1] = &ins[k]->desc;
+  // The reference: a copy of out's storage written element by element.
+  std::vector<unsigned char> expected(out.storage.get(), out.storage.get() + out.bytes);
+  const int64_t n = numel(out.desc);
+  for (int64_t i = 0; i < n; ++i) {
+    const Out v = ref_apply<Out, In...>(f, ins, i, std::index_sequence_for<In...>{});
+    std::memcpy(expected.data() + offset_of(out.desc, i) * sizeof(Out), &v, sizeof(Out));
+  }
+  constexpr int V = cu::kVec<Out, In...>;
+  const cu::PointwiseLaunch<N> L = cu::plan_pointwise(cu::make_plan(ops, true), V, cu::kFlatUnroll, force_64);
+  if (expect != cu::PathKind::kNone || n == 0) CHECK(static_cast<int>(L.kind) == static_cast<int>(expect));
+  cu::pointwise_on_host<Out, In...>(L, f);
+  CHECK(std::memcmp(expected.data(), out.storage.get(), out.bytes) == 0);
+}
+
+struct Layout {
+  std::string name;
+  std::vector<int64_t> shape, strides;
+  int64_t offset;
+};
+
+// The layouts of a logical [r, c] operand: contiguous, misaligned, transposed,
+// step-2 slices (inner and outer), expanded rows and columns.
+std::vector<Layout> layouts(int64_t r, int64_t c) {
+  return {
+      {"contiguous", {r, c}, {c, 1}, 0},
+      {"offset 1", {r, c}, {c, 1}, 1},
+      {"transposed", {r, c}, {1, r}, 0},
+      {"x[:, ::2]", {r, c}, {2 * c, 2}, 0},
+      {"x[:, 1::2]", {r, c}, {2 * c + 2, 2}, 1},
+      {"x[::2, :]", {r, c}, {2 * c, 1}, 0},
+      {"row expanded", {r, c}, {0, 1}, 0},
+      {"column expanded", {r, c}, {1, 0}, 0},
+      {"padded rows", {r, c}, {c + 3, 1}, 2},
+  };
+}
+
+HostTensor tensor_for(int dtype, const Layout& l) { return make_tensor(dtype, l.shape, l.strides, l.offset); }
+
+template <class T> struct Identity {
+  T operator()(T x) const { return x; }
+};
+
+}  // namespace
+
+// ---- dtypes --------------------------------------------------------------------------
+
+TEST_CASE("float16 and bfloat16 conversions are tessera/half.h's, bit for bit") {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const uint16_t b = static_cast<uint16_t>(h);
+    const float ours = cu::float16_to_float(b), ref = tsr_float16_to_float(b);
+    REQUIRE(std::memcmp(&ours, &ref, 4) == 0);
+    const float ours_bf = cu::bfloat16_to_float(b), ref_bf = tsr_bfloat16_to_float(b);
+    REQUIRE(std::memcmp(&ours_bf, &ref_bf, 4) == 0);
+  }
+  // Every 251st float bit pattern, and the neighbourhoods of the rounding edges.
+  std::vector<uint32_t> patterns;
+  for (uint64_t u = 0; u < (uint64_t{1} << 32); u += 251) patterns.push_back(static_cast<uint32_t>(u));
+  for (uint32_t edge : {0x477FF000u, 0x38800000u, 0x33000000u, 0x7F800000u, 0x7F7FFFFFu, 0x00000001u, 0x3F800000u})
+    for (int d = -300; d <= 300; ++d) {
+      patterns.push_back(edge + static_cast<uint32_t>(d));
+      patterns.push_back((edge + static_cast<uint32_t>(d)) | 0x80000000u);
+    }
+  for (uint32_t u : patterns) {
+    const float f = cu::bits_float(u);
+    REQUIRE(cu::float_to_float16(f) == tsr_float_to_float16(f));
+    REQUIRE(cu::float_to_bfloat16(f) == tsr_float_to_bfloat16(f));
+  }
+}
+
+namespace {
+// A value of storage type S from a double, through the CPU backend.
+template <class CpuS> CpuS cpu_value(double v) { return cpu::convert<CpuS>(v); }
+
+template <int To, int From> void check_convert_pair(const std::vector<double>& values) {
+  using CuTo = cu::storage_t<To>;
+  using CuFrom = cu::storage_t<From>;
+  using CpuTo = cpu::storage_t<To>;
+  using CpuFrom = cpu::storage_t<From>;
+  static_assert(sizeof(CuTo) == sizeof(CpuTo) && sizeof(CuFrom) == sizeof(CpuFrom));
+  for (double v : values) {
+    const CpuFrom src = cpu_value<CpuFrom>(v);
+    CuFrom cu_src;
+    std::memcpy(&cu_src, &src, sizeof src);
+    const CpuTo ref = cpu::convert<CpuTo>(src);
+    const CuTo got = cu::Convert<CuTo, CuFrom>{}(cu_src);
+    INFO(tsr_dtype_name(From) << " -> " << tsr_dtype_name(To) << " of " << v);
+    REQUIRE(std::memcmp(&got, &ref, sizeof got) == 0);
+  }
+}
+}  // namespace
+
+TEST_CASE("every cast (out, in) pair converts as the CPU backend") {
+  const std::vector<double> values = {0.0,   -0.0,  1.0,   -1.0,   0.5,   -0.5,   1.5,   2.5,    255.0,  255.5,   256.0,
+                                      -129., 300.0, -300., 65504., 65520., 7e4,   1e10,  -1e10,  3e38,   1e300,   -1e300,
+                                      1e-8,  1e-40, NAN,   INFINITY, -INFINITY, 2147483647.0, 2147483648.0, -2147483649.0,
+                                      9.3e18, -9.3e18, 123456789.0, 0.1, 1.0 / 3.0};
+  cu::for_each_dtype_cu([&]<int To>(std::integral_constant<int, To>) {
+    cu::for_each_dtype_cu([&]<int From>(std::integral_constant<int, From>) { check_convert_pair<To, From>(values); });
+  });
+}
+
+TEST_CASE("the 32-bit fast division is exact below 2^31") {
+  std::mt19937_64 rng(7);
+  std::vector<uint32_t> divisors = {1, 2, 3, 5, 7, 64, 100, 1000, 16384, 65535, 65537, 1u << 30, (1u << 31) - 1};
+  for (int i = 0; i < 200; ++i) divisors.push_back(static_cast<uint32_t>(rng() % ((1u << 31) - 1)) + 1);
+  for (uint32_t d : divisors) {
+    const cu::Div32 div(d);
+    std::vector<uint32_t> ns = {0, 1, d - 1, d, d + 1, (1u << 31) - 1, (1u << 31) - 2};
+    for (int i = 0; i < 2000; ++i) ns.push_back(static_cast<uint32_t>(rng() % (1u << 31)));
+    for (uint32_t n : ns) {
+      if (n >= (1u << 31)) continue;
+      uint32_t q, r;
+      div.divmod(n, q, r);
+      REQUIRE(q == n / d);
+      REQUIRE(r == n % d);
+    }
+  }
+}
+
+TEST_CASE("the allocator's size classes waste at most 12.5% above 1 MiB") {
+  size_t last = 0;
+  for (size_t n : {size_t{1}, size_t{511}, size_t{512}, size_t{513}, size_t{4096}, size_t{1} << 20, (size_t{1} << 20) + 1,
+                   size_t{3} << 20, (size_t{1} << 30) + 1, size_t{5} << 30, (size_t{1} << 37) + 12345}) {
+    const size_t r = cu::CachingAllocator::round_size(n);
+    CHECK(r >= n);
+    CHECK(r >= last);
+    CHECK(r % 512 == 0);
+    if (n > (size_t{1} << 20)) CHECK(static_cast<double>(r) <= static_cast<double>(n) * 1.125 + (2 << 20));
+    else CHECK(r - n < 512 + (n == 0 ? 512 : 0));
+    last = r;
+  }
+}
+
+// ---- pointwise -----------------------------------------------------------------------
+
+TEST_CASE("binary add float32 over every layout pair, 32- and 64-bit paths") {
+  std::mt19937_64 rng(1);
+  for (auto [r, c] : std::vector<std::pair<int64_t, int64_t>>{{3, 5}, {4, 64}, {7, 130}, {33, 17}, {2, 1}, {1, 9}}) {
+    for (const Layout& la : layouts(r, c)) {
+      for (const Layout& lb : layouts(r, c)) {
+        for (bool force_64 : {false, true}) {
+          INFO(r << "x" << c << " a " << la.name << ", b " << lb.name << (force_64 ? ", 64-bit" : ""));
+          HostTensor a = tensor_for(TSR_FLOAT32, la), b = tensor_for(TSR_FLOAT32, lb);
+          HostTensor out = make_tensor(TSR_FLOAT32, {r, c}, {c, 1}, 0);
+          fill_random<float>(a, rng);
+          fill_random<float>(b, rng);
+          check_pointwise<float, float, float>(cu::BinaryFn<TSR_OP_ADD, float>{}, out, {&a, &b}, force_64,
+                                               force_64 ? cu::PathKind::kStrided64 : cu::PathKind::kNone);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("outputs in every layout, written in place and out of place") {
+  std::mt19937_64 rng(2);
+  for (const Layout& lo : layouts(9, 70)) {
+    if (lo.name.find("expanded") != std::string::npos) continue;  // an output never overlaps itself
+    INFO("out " << lo.name);
+    HostTensor out = tensor_for(TSR_FLOAT64, lo);
+    HostTensor a = make_tensor(TSR_FLOAT64, {9, 70}, {70, 1}, 0);
+    fill_random<double>(a, rng);
+    check_pointwise<double, double>(cu::UnaryFn<TSR_OP_NEG, double>{}, out, {&a}, false, cu::PathKind::kNone);
+    // In place: the input is the output's own layout.
+    fill_random<double>(out, rng);
+    HostTensor same = tensor_for(TSR_FLOAT64, lo);
+    std::memcpy(same.storage.get(), out.storage.get(), out.bytes);
+    same.desc.data = out.storage.get();
+    check_pointwise<double, double>(cu::UnaryFn<TSR_OP_ABS, double>{}, out, {&same}, false, cu::PathKind::kNone);
+  }
+}
+
+TEST_CASE("the kernel paths the benchmarks rely on are the ones taken") {
+  std::mt19937_64 rng(3);
+  // add: one contiguous run, aligned -> flat.
+  HostTensor a = make_tensor(TSR_FLOAT32, {4096}, {1}, 0), b = make_tensor(TSR_FLOAT32, {4096}, {1}, 0);
+  HostTensor o = make_tensor(TSR_FLOAT32, {4096}, {1}, 0);
+  fill_random<float>(a, rng);
+  fill_random<float>(b, rng);
+  check_pointwise<float, float, float>(cu::BinaryFn<TSR_OP_ADD, float>{}, o, {&a, &b}, false, cu::PathKind::kFlat);
+  // A tail that is not a whole number of vectors.
+  HostTensor a2 = make_tensor(TSR_FLOAT32, {4099}, {1}, 0), b2 = make_tensor(TSR_FLOAT32, {4099}, {1}, 0);
+  HostTensor o2 = make_tensor(TSR_FLOAT32, {4099}, {1}, 0);
+  fill_random<float>(a2, rng);
+  fill_random<float>(b2, rng);
+  check_pointwise<float, float, float>(cu::BinaryFn<TSR_OP_ADD, float>{}, o2, {&a2, &b2}, false, cu::PathKind::kFlat);
+
+  // Broadcast add [64, 256] + [256]: strided, every operand vectorised.
+  HostTensor x = make_tensor(TSR_FLOAT32, {64, 256}, {256, 1}, 0), row = make_tensor(TSR_FLOAT32, {64, 256}, {0, 1}, 0);
+  HostTensor bo = make_tensor(TSR_FLOAT32, {64, 256}, {256, 1}, 0);
+  fill_random<float>(x, rng);
+  fill_random<float>(row, rng);
+  {
+    const auto plan = cu::make_plan(std::array<const tsr_tensor_desc*, 3>{&bo.desc, &x.desc, &row.desc}, true);
+    const auto L = cu::plan_pointwise(plan, 4, cu::kFlatUnroll);
+    CHECK(L.kind == cu::PathKind::kStrided32);
+    CHECK(L.s32.vec_mask == 0b111u);
+  }
+  check_pointwise<float, float, float>(cu::BinaryFn<TSR_OP_ADD, float>{}, bo, {&x, &row}, false, cu::PathKind::kStrided32);
+
+  // Step-2 slice copy [64, 128] of [64, 256]: the input takes the pair path.
+  HostTensor src = make_tensor(TSR_FLOAT32, {64, 128}, {256, 2}, 0), dst = make_tensor(TSR_FLOAT32, {64, 128}, {128, 1}, 0);
+  fill_random<float>(src, rng);
+  {
+    const auto plan = cu::make_plan(std::array<const tsr_tensor_desc*, 2>{&dst.desc, &src.desc}, true);
+    const auto L = cu::plan_pointwise(plan, 4, cu::kFlatUnroll);
+    CHECK(L.kind == cu::PathKind::kStrided32);
+    CHECK(L.s32.vec_mask == 0b01u);
+    CHECK(L.s32.pair_mask == 0b10u);
+  }
+  check_pointwise<float, float>(Identity<float>{}, dst, {&src}, false, cu::PathKind::kStrided32);
+}
+
+TEST_CASE("casts between element sizes, where, fill, 0-d and empty tensors") {
+  std::mt19937_64 rng(4);
+  for (const Layout& l : layouts(5, 37)) {
+    INFO(l.name);
+    HostTensor in8 = tensor_for(TSR_UINT8, l);
+    fill_random<uint8_t>(in8, rng);
+    HostTensor of = make_tensor(TSR_FLOAT32, {5, 37}, {37, 1}, 0);
+    check_pointwise<float, uint8_t>(cu::Convert<float, uint8_t>{}, of, {&in8}, false, cu::PathKind::kNone);
+    HostTensor ind = tensor_for(TSR_FLOAT64, l);
+    fill_random<double>(ind, rng);
+    HostTensor oi = make_tensor(TSR_INT8, {5, 37}, {1, 5}, 0);  // a transposed output
+    check_pointwise<int8_t, double>(cu::Convert<int8_t, double>{}, oi, {&ind}, false, cu::PathKind::kNone);
+    HostTensor oh = make_tensor(TSR_FLOAT16, {5, 37}, {37, 1}, 1);
+    check_pointwise<cu::Half, double>(cu::Convert<cu::Half, double>{}, oh, {&ind}, false, cu::PathKind::kNone);
+    HostTensor cmp = make_tensor(TSR_BOOL, {5, 37}, {37, 1}, 0);
+    HostTensor other = make_tensor(TSR_FLOAT64, {5, 37}, {37, 1}, 0);
+    fill_random<double>(other, rng);
+    check_pointwise<cu::Bool, double, double>(cu::CompareFn<TSR_OP_LT, double>{}, cmp, {&ind, &other}, false, cu::PathKind::kNone);
+    HostTensor cond = tensor_for(TSR_BOOL, l);
+    fill_random<cu::Bool>(cond, rng);
+    HostTensor u = make_tensor(TSR_INT16, {5, 37}, {1, 5}, 0), v = tensor_for(TSR_INT16, l);
+    fill_random<int16_t>(u, rng);
+    fill_random<int16_t>(v, rng);
+    HostTensor w = make_tensor(TSR_INT16, {5, 37}, {37, 1}, 0);
+    check_pointwise<int16_t, cu::Bool, int16_t, int16_t>(cu::WhereFn<int16_t>{}, w, {&cond, &u, &v}, false, cu::PathKind::kNone);
+    HostTensor filled = tensor_for(TSR_INT64, l.name.find("expanded") == std::string::npos ? l : layouts(5, 37)[0]);
+    check_pointwise<int64_t>(cu::FillFn<int64_t>{-77}, filled, {}, false, cu::PathKind::kNone);
+  }
+  // 0-d: one element, any path; empty: nothing written.
+  HostTensor s0 = make_tensor(TSR_FLOAT32, {}, {}, 3), s1 = make_tensor(TSR_FLOAT32, {}, {}, 0), s2 = make_tensor(TSR_FLOAT32, {}, {}, 1);
+  fill_random<float>(s1, rng);
+  fill_random<float>(s2, rng);
+  check_pointwise<float, float, float>(cu::BinaryFn<TSR_OP_MUL, float>{}, s0, {&s1, &s2}, false, cu::PathKind::kNone);
+  HostTensor e0 = make_tensor(TSR_FLOAT32, {4, 0}, {0, 1}, 0), e1 = make_tensor(TSR_FLOAT32, {4, 0}, {0, 1}, 0);
+  check_pointwise<float, float>(cu::UnaryFn<TSR_OP_EXP, float>{}, e0, {&e1}, false, cu::PathKind::kNone);
+  // Size-1 dims, 3-d permutes, bfloat16 math.
+  HostTensor p_in = make_tensor(TSR_BFLOAT16, {3, 1, 20, 6}, {1, 999, 18, 3}, 0);
+  for (int64_t i = 0; i < numel(p_in.desc); ++i) at<cu::BFloat16>(p_in, i).bits = cu::float_to_bfloat16(static_cast<float>(i % 17) - 8.f);
+  HostTensor p_out = make_tensor(TSR_BFLOAT16, {3, 1, 20, 6}, {120, 120, 6, 1}, 0);
+  check_pointwise<cu::BFloat16, cu::BFloat16>(cu::UnaryFn<TSR_OP_SIGMOID, cu::BFloat16>{}, p_out, {&p_in}, false, cu::PathKind::kNone);
+}
+
+TEST_CASE("integer and float functors follow the CPU backend's rules") {
+  CHECK(cu::int_pow<int32_t>(3, 4) == 81);
+  CHECK(cu::int_pow<int32_t>(2, -1) == 0);
+  CHECK(cu::int_pow<int32_t>(-1, -3) == -1);
+  CHECK(cu::int_pow<int8_t>(2, 7) == -128);  // wraps
+  CHECK(cu::int_pow<uint8_t>(3, 5) == static_cast<uint8_t>(243));
+  CHECK(std::isnan(cu::maximum(1.0f, NAN)));
+  CHECK(std::isnan(cu::minimum(static_cast<double>(NAN), 1.0)));
+  CHECK(cu::apply_unary<TSR_OP_ABS, int8_t>(-128) == -128);
+  CHECK(cu::apply_unary<TSR_OP_NEG, int64_t>(INT64_MIN) == INT64_MIN);
+  CHECK(std::signbit(cu::apply_unary<TSR_OP_RELU, float>(-0.0f)));
+  CHECK(std::isnan(cu::apply_unary<TSR_OP_RELU, float>(NAN)));
+  CHECK(cu::apply_unary<TSR_OP_SIGMOID, double>(-1000.0) == 0.0);
+  CHECK(cu::apply_unary<TSR_OP_SIGMOID, double>(1000.0) == 1.0);
+  CHECK(cu::apply_binary<TSR_OP_ADD, bool>(true, true) == true);
+  CHECK(cu::apply_binary<TSR_OP_ADD, int16_t>(32767, 1) == -32768);
+}
+
+// ---- the tiled transpose ---------------------------------------------------------------
+
+namespace {
+template <class T> void check_tiled(const std::vector<int64_t>& shape, const std::vector<int32_t>& perm, std::mt19937_64& rng) {
+  // in: a permuted view of a contiguous tensor; out: contiguous.
+  std::vector<int64_t> base_shape(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) base_shape[static_cast<size_t>(perm[d])] = shape[d];
+  const std::vector<int64_t> base_strides = row_major(base_shape);
+  std::vector<int64_t> strides(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) strides[d] = base_strides[static_cast<size_t>(perm[d])];
+  const int dtype = sizeof(T) == 1 ? TSR_UINT8 : sizeof(T) == 2 ? TSR_INT16 : sizeof(T) == 4 ? TSR_INT32 : TSR_INT64;
+  HostTensor in = make_tensor(dtype, shape, strides, 0);
+  fill_random<T>(in, rng);
+  HostTensor out = make_tensor(dtype, shape, row_major(shape), 0);
+  std::vector<unsigned char> expected(out.storage.get(), out.storage.get() + out.bytes);
+  for (int64_t i = 0; i < numel(out.desc); ++i) reinterpret_cast<T*>(expected.data())[offset_of(out.desc, i)] = at<T>(in, i);
+  const auto plan = cu::make_plan(std::array<const tsr_tensor_desc*, 2>{&out.desc, &in.desc}, true);
+  constexpr int TILE = cu::kTile<sizeof(T)>;
+  const auto tp = cu::plan_tiled(plan, TILE);
+  REQUIRE(tp.has_value());
+  cu::tiled_on_host<T, TILE>(*tp);
+  CHECK(std::memcmp(expected.data(), out.storage.get(), out.bytes) == 0);
+}
+}  // namespace
+
+TEST_CASE("the tiled copy transposes and permutes every element size") {
+  std::mt19937_64 rng(5);
+  for (auto shape : std::vector<std::vector<int64_t>>{{64, 64}, {100, 37}, {17, 300}, {129, 65}}) {
+    INFO(shape[0] << "x" << shape[1]);
+    check_tiled<uint8_t>(shape, {1, 0}, rng);
+    check_tiled<uint16_t>(shape, {1, 0}, rng);
+    check_tiled<uint32_t>(shape, {1, 0}, rng);
+    check_tiled<uint64_t>(shape, {1, 0}, rng);
+  }
+  check_tiled<uint32_t>({3, 40, 50}, {0, 2, 1}, rng);     // batched transpose
+  check_tiled<uint32_t>({20, 5, 33}, {2, 1, 0}, rng);     // the unit-stride dim two away
+  check_tiled<uint64_t>({2, 3, 30, 40}, {2, 0, 3, 1}, rng);  // two batch dims
+  // A small side goes to the strided kernel instead.
+  HostTensor in = make_tensor(TSR_FLOAT32, {100, 4}, {1, 100}, 0), out = make_tensor(TSR_FLOAT32, {100, 4}, {4, 1}, 0);
+  const auto plan = cu::make_plan(std::array<const tsr_tensor_desc*, 2>{&out.desc, &in.desc}, true);
+  CHECK_FALSE(cu::plan_tiled(plan, 64).has_value());
+}
+
+// ---- reductions ---------------------------------------------------------------------------
+// The host mirror of reduce_impl.cuh's three kernels: the per-thread folds are
+// the device's own functions; the combining order is the kernels' (lanes by
+// the warp butterfly, then warps 0..7, then slices through finish).
+
+namespace {
+
+template <class R> void reduce_on_host(cu::ReduceParams& p) {
+  using acc_t = typename R::acc_t;
+  constexpr int V = 16 / static_cast<int>(sizeof(typename R::in_t));
+  std::vector<acc_t> partial(p.slices > 1 ? static_cast<size_t>(p.n_out * p.slices) : 0);
+  p.partial = partial.data();
+  if (p.team == 0) {
+    for (uint64_t block = 0; block < p.blocks; ++block) {
+      for (int x = 0; x < cu::kColumnWidth; ++x) {
+        int64_t s;
+        const int64_t o = cu::column_output(p, block, x, s);
+        if (o < 0) continue;
+        acc_t acc = cu::column_thread<R>(p, o, s, 0);
+        for (int l = 1; l < cu::kColumnLanes; ++l) R::merge(acc, cu::column_thread<R>(p, o, s, l));
+        cu::write_result<R>(p, o, s, acc);
+      }
+    }
+  } else {
+    const int per_block = cu::kReduceBlock / p.team;
+    for (uint64_t block = 0; block < p.blocks; ++block) {
+      for (int t = 0; t < per_block; ++t) {
+        const int64_t team_id = static_cast<int64_t>(block) * per_block + t;
+        if (team_id >= p.n_out * p.slices) continue;
+        const int64_t o = team_id / p.slices, s = team_id % p.slices;
+        acc_t warps[cu::kReduceBlock / 32];
+        for (acc_t& w : warps) w = R::init();
+        for (int w = 0; w < p.team / 32; ++w) {
+          acc_t lanes[32];
+          for (int l = 0; l < 32; ++l) lanes[l] = cu::inner_thread<R, V>(p, o, s, w * 32 + l);
+          warps[w] = cu::warp_fold_host<R>(lanes);
+        }
+        acc_t acc = warps[0];
+        for (int w = 1; w < p.team / 32; ++w) R::merge(acc, warps[w]);
+        cu::write_result<R>(p, o, s, acc);
+      }
+    }
+  }
+  if (p.slices > 1) {
+    for (int64_t o = 0; o < p.n_out; ++o) {
+      acc_t warps[cu::kReduceBlock / 32];
+      for (int w = 0; w < cu::kReduceBlock / 32; ++w) {
+        acc_t lanes[32];
+        for (int l = 0; l < 32; ++l) {
+          lanes[l] = R::init();
+          for (int64_t s = w * 32 + l; s < p.slices; s += cu::kReduceBlock) R::merge(lanes[l], partial[static_cast<size_t>(o * p.slices + s)]);
+        }
+        warps[w] = cu::warp_fold_host<R>(lanes);
+      }
+      acc_t acc = warps[0];
+      for (int w = 1; w < cu::kReduceBlock / 32; ++w) R::merge(acc, warps[w]);
+      cu::write_output<R>(p, o, acc);
+    }
+  }
+}
+
+// Reduces `in` over the dims marked in `reduced` into a keepdim output; checks
+// against a row-major loop (sums to a relative 1e-12, the rest exactly), and
+// that the expected kernel and split were chosen.
+template <class R, class Ref>
+void check_reduce(HostTensor& in, const std::vector<bool>& reduced, const Ref& ref, int expect_team, bool expect_slices) {
+  using out_t = typename R::out_t;
+  const int nd = in.desc.ndim;
+  std::vector<int64_t> oshape(static_cast<size_t>(nd));
+  for (int d = 0; d < nd; ++d) oshape[static_cast<size_t>(d)] = reduced[static_cast<size_t>(d)] ? 1 : in.desc.shape[d];
+  HostTensor out = make_tensor(in.desc.dtype == TSR_BOOL || !std::is_same_v<out_t, typename R::in_t> ? TSR_INT64 : in.desc.dtype, oshape,
+                               row_major(oshape), 1);
+  if constexpr (std::is_same_v<out_t, typename R::in_t>) out.desc.dtype = in.desc.dtype;
+  bool red[TSR_MAX_DIMS] = {};
+  for (int d = 0; d < nd; ++d) red[d] = reduced[static_cast<size_t>(d)];
+  const cu::ReducePlan rp = cu::make_reduce_plan(in.desc, out.desc, red, R::uses_index);
+  cu::ReduceParams p = cu::plan_reduce(rp, reinterpret_cast<const char*>(in.storage.get()) + in.desc.offset * static_cast<int64_t>(sizeof(typename R::in_t)),
+                                       reinterpret_cast<char*>(out.storage.get()) + out.desc.offset * static_cast<int64_t>(sizeof(out_t)),
+                                       sizeof(typename R::in_t), 16 / static_cast<int>(sizeof(typename R::in_t)));
+  CHECK(p.team == expect_team);
+  CHECK((p.slices > 1) == expect_slices);
+  reduce_on_host<R>(p);
+  // The reference: for each output, its elements in row-major order.
+  const int64_t n_out = numel(out.desc);
+  for (int64_t o = 0; o < n_out; ++o) {
+    std::vector<int64_t> idx(static_cast<size_t>(nd));
+    int64_t rest = o;
+    for (int d = nd - 1; d >= 0; --d) {
+      idx[static_cast<size_t>(d)] = rest % oshape[static_cast<size_t>(d)];
+      rest /= oshape[static_cast<size_t>(d)];
+    }
+    std::vector<typename R::in_t> elems;
+    std::function<void(int)> walk = [&](int d) {
+      if (d == nd) {
+        int64_t off = in.desc.offset;
+        for (int k = 0; k < nd; ++k) off += idx[static_cast<size_t>(k)] * in.desc.strides[k];
+        elems.push_back(reinterpret_cast<const typename R::in_t*>(in.storage.get())[off]);
+        return;
+      }
+      if (!red[d]) return walk(d + 1);
+      for (int64_t i = 0; i < in.desc.shape[d]; ++i) {
+        idx[static_cast<size_t>(d)] = i;
+        walk(d + 1);
+      }
+      idx[static_cast<size_t>(d)] = 0;
+    };
+    walk(0);
+    const out_t got = at<out_t>(out, o);
+    ref(elems, got);
+  }
+}
+
+double as_double(float x) { return x; }
+double as_double(double x) { return x; }
+double as_double(cu::Half x) { return cu::load(x); }
+
+template <class S> auto sum_ref(bool mean) {
+  return [mean](const std::vector<S>& elems, S got) {
+    double s = 0;
+    for (const S& x : elems) s += as_double(x);
+    if (mean) s /= static_cast<double>(elems.size());
+    const double g = as_double(got);
+    if (std::isnan(s)) {
+      CHECK(std::isnan(g));
+      return;
+    }
+    double magnitude = 0;
+    for (const S& x : elems) magnitude += std::abs(as_double(x));
+    if constexpr (std::is_same_v<S, double>) CHECK(std::abs(g - s) <= 1e-12 * std::max(1.0, magnitude));
+    else CHECK(g == as_double(cu::convert<S>(s)));  // one rounding of the double sum (near-ties aside)
+  };
+}
+
+}  // namespace
+
+TEST_CASE("sum and mean: full, rows, columns, strided, sliced, empty") {
+  std::mt19937_64 rng(6);
+  {  // a full contiguous reduction long enough to be cut into slices: vectors + finish
+    HostTensor x = make_tensor(TSR_FLOAT64, {100003}, {1}, 0);
+    fill_random<double>(x, rng);
+    check_reduce<cu::SumReducer<TSR_FLOAT64, false>>(x, {true}, sum_ref<double>(false), 256, true);
+  }
+  {  // the same misaligned (no vectors)
+    HostTensor x = make_tensor(TSR_FLOAT64, {50001}, {1}, 1);
+    fill_random<double>(x, rng);
+    check_reduce<cu::SumReducer<TSR_FLOAT64, true>>(x, {true}, sum_ref<double>(true), 256, true);
+  }
+  {  // rows of a matrix, short rows: a warp per row
+    HostTensor x = make_tensor(TSR_FLOAT64, {300, 45}, {45, 1}, 0);
+    fill_random<double>(x, rng);
+    check_reduce<cu::SumReducer<TSR_FLOAT64, false>>(x, {false, true}, sum_ref<double>(false), 32, false);
+  }
+  {  // columns of a matrix: the column kernel, sliced (few outputs)
+    HostTensor x = make_tensor(TSR_FLOAT64, {1000, 40}, {40, 1}, 0);
+    fill_random<double>(x, rng);
+    check_reduce<cu::SumReducer<TSR_FLOAT64, false>>(x, {true, false}, sum_ref<double>(false), 0, true);
+  }
+  {  // columns of a transposed matrix: rows in memory
+    HostTensor x = make_tensor(TSR_FLOAT64, {40, 1000}, {1, 40}, 0);
+    fill_random<double>(x, rng);
+    check_reduce<cu::SumReducer<TSR_FLOAT64, false>>(x, {true, false}, sum_ref<double>(false), 32, false);
+  }
+  {  // two reduced dims that do not merge, and a kept one between them
+    HostTensor x = make_tensor(TSR_FLOAT64, {6, 5, 70}, {700, 1, 10}, 3);
+    fill_random<double>(x, rng);
+    check_reduce<cu::SumReducer<TSR_FLOAT64, false>>(x, {true, false, true}, sum_ref<double>(false), 32, false);
+  }
+  {  // float32: vectors, in double, sliced rows
+    HostTensor x = make_tensor(TSR_FLOAT32, {5, 100003}, {100003, 1}, 0);
+    fill_random<float>(x, rng);
+    check_reduce<cu::SumReducer<TSR_FLOAT32, false>>(x, {false, true}, sum_ref<float>(false), 256, true);
+    HostTensor y = make_tensor(TSR_FLOAT32, {1 << 18}, {1}, 0);
+    fill_random<float>(y, rng);
+    check_reduce<cu::SumReducer<TSR_FLOAT32, true>>(y, {true}, sum_ref<float>(true), 256, true);
+  }
+  {  // float16 sums accumulate in double and round once
+    HostTensor x = make_tensor(TSR_FLOAT16, {8, 3000}, {3000, 1}, 0);
+    fill_random<cu::Half>(x, rng);
+    check_reduce<cu::SumReducer<TSR_FLOAT16, false>>(x, {false, true}, sum_ref<cu::Half>(false), 256, false);
+  }
+  {  // integer sums wrap in 64 bits; bool counts
+    HostTensor x = make_tensor(TSR_INT32, {7, 999}, {999, 1}, 0);
+    fill_random<int32_t>(x, rng);
+    check_reduce<cu::SumReducer<TSR_INT32, false>>(x, {false, true}, [](const std::vector<int32_t>& e, int64_t got) {
+      uint64_t s = 0;
+      for (int32_t v : e) s += static_cast<uint64_t>(static_cast<int64_t>(v));
+      CHECK(got == static_cast<int64_t>(s));
+    }, 32, false);
+    HostTensor b = make_tensor(TSR_BOOL, {3000}, {1}, 0);
+    fill_random<cu::Bool>(b, rng);
+    check_reduce<cu::SumReducer<TSR_BOOL, false>>(b, {true}, [](const std::vector<cu::Bool>& e, int64_t got) {
+      int64_t s = 0;
+      for (cu::Bool v : e) s += v.value;
+      CHECK(got == s);
+    }, 256, false);
+  }
+  {  // zero elements: sum 0, mean NaN
+    HostTensor x = make_tensor(TSR_FLOAT32, {4, 0}, {0, 1}, 0);
+    check_reduce<cu::SumReducer<TSR_FLOAT32, false>>(x, {false, true}, [](const std::vector<float>& e, float got) {
+      CHECK(e.empty());
+      CHECK(got == 0.0f);
+    }, 32, false);
+    check_reduce<cu::SumReducer<TSR_FLOAT32, true>>(x, {false, true}, [](const std::vector<float>&, float got) { CHECK(std::isnan(got)); }, 32, false);
+  }
+}
+
+TEST_CASE("max, min and argmax: NaN wins, ties pick the first index") {
+  std::mt19937_64 rng(8);
+  auto argmax_ref = [](const std::vector<float>& e, int64_t got) {
+    int64_t best = 0;
+    for (size_t i = 1; i < e.size(); ++i) {
+      const float v = e[i], b = e[static_cast<size_t>(best)];
+      if (std::isnan(b)) break;
+      if (std::isnan(v) || v > b) best = static_cast<int64_t>(i);
+    }
+    CHECK(got == best);
+  };
+  auto max_ref = [](const std::vector<float>& e, float got) {
+    float m = -INFINITY;
+    bool nan = false;
+    for (float v : e) {
+      nan = nan || std::isnan(v);
+      m = std::max(m, v);
+    }
+    if (nan) CHECK(std::isnan(got));
+    else CHECK(got == m);
+  };
+  for (int64_t n : {int64_t{10}, int64_t{2000}, int64_t{70000}}) {
+    for (int nan_at : {-1, 5, static_cast<int>(n) - 1}) {
+      INFO("n " << n << " NaN at " << nan_at);
+      HostTensor x = make_tensor(TSR_FLOAT32, {3, n}, {n, 1}, 0);
+      for (int64_t i = 0; i < 3 * n; ++i) at<float>(x, i) = static_cast<float>(rng() % 7);  // many ties
+      if (nan_at >= 0) at<float>(x, n + nan_at) = NAN;
+      const int team = n >= 1024 ? 256 : 32;
+      const bool sliced = n > 16384;
+      check_reduce<cu::ArgmaxReducer<TSR_FLOAT32>>(x, {false, true}, argmax_ref, team, sliced);
+      check_reduce<cu::ExtremumReducer<TSR_FLOAT32, true>>(x, {false, true}, max_ref, team, sliced);
+      // The same rows seen as columns of a transposed view: still rows in memory.
+      HostTensor t = make_tensor(TSR_FLOAT32, {n, 3}, {1, n}, 0);
+      std::memcpy(t.storage.get(), x.storage.get(), x.bytes < t.bytes ? x.bytes : t.bytes);
+      check_reduce<cu::ArgmaxReducer<TSR_FLOAT32>>(t, {true, false}, argmax_ref, team, sliced);
+    }
+  }
+  {  // column kernel proper: kept dim innermost
+    HostTensor x = make_tensor(TSR_FLOAT32, {500, 64}, {64, 1}, 0);
+    for (int64_t i = 0; i < 500 * 64; ++i) at<float>(x, i) = static_cast<float>(rng() % 5);
+    check_reduce<cu::ArgmaxReducer<TSR_FLOAT32>>(x, {true, false}, argmax_ref, 0, true);
+    check_reduce<cu::ExtremumReducer<TSR_FLOAT32, true>>(x, {true, false}, max_ref, 0, true);
+  }
+  {  // integer min, bool max (any)
+    HostTensor x = make_tensor(TSR_INT8, {9, 33}, {33, 1}, 0);
+    fill_random<int8_t>(x, rng);
+    check_reduce<cu::ExtremumReducer<TSR_INT8, false>>(x, {false, true}, [](const std::vector<int8_t>& e, int8_t got) {
+      CHECK(got == *std::min_element(e.begin(), e.end()));
+    }, 32, false);
+    HostTensor b = make_tensor(TSR_BOOL, {9, 33}, {33, 1}, 0);
+    for (int64_t i = 0; i < 9 * 33; ++i) at<cu::Bool>(b, i).value = i == 40 ? 1 : 0;
+    check_reduce<cu::ExtremumReducer<TSR_BOOL, true>>(b, {false, true}, [](const std::vector<cu::Bool>& e, cu::Bool got) {
+      bool any = false;
+      for (cu::Bool v : e) any = any || v.value;
+      CHECK(got.value == (any ? 1 : 0));
+    }, 32, false);
+  }
+}

@@ -1,0 +1,543 @@
+// cuda.ops: every op x dtype x layout on cuda:0 against the CPU backend (the
+// reference), through the public C API only. Inputs are made on the CPU,
+// moved with tsr_to, and given the same view on both devices (the view is
+// taken after the move, so the CUDA kernels see the strided layout). Results
+// come back with tsr_to and are compared element by element: bit for bit
+// where both backends compute the same IEEE operations, within a few ulp for
+// transcendentals, sums and matmul. Outputs written in place into views of a
+// sentinel-filled buffer check that nothing outside the view changes.
+//
+// Exit status: 0 all passed, 1 a failure, 77 no CUDA device (the reason is
+// printed; ctest reports SKIP). `--quick` runs a reduced set (for
+// compute-sanitizer), `--verbose` prints every case.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tessera/half.h"
+#include "tessera/tessera.hpp"
+
+using tessera::Runtime;
+using tessera::Scalar;
+using tessera::Shape;
+using tessera::Tensor;
+
+namespace {
+
+bool g_quick = false, g_verbose = false;
+int g_cases = 0, g_failures = 0;
+tsr_device g_cpu, g_gpu;
+Runtime* g_rt = nullptr;
+
+constexpr tsr_dtype kAll[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16, TSR_INT8,
+                              TSR_UINT8,   TSR_INT16,   TSR_INT32,   TSR_INT64,    TSR_BOOL};
+constexpr tsr_dtype kQuick[] = {TSR_FLOAT32, TSR_FLOAT16, TSR_INT64, TSR_BOOL};
+
+std::vector<tsr_dtype> dtypes() {
+  if (g_quick) return std::vector<tsr_dtype>(std::begin(kQuick), std::end(kQuick));
+  return std::vector<tsr_dtype>(std::begin(kAll), std::end(kAll));
+}
+
+bool is_float(tsr_dtype d) { return tsr_dtype_is_floating(d) != 0; }
+
+// ---- host values --------------------------------------------------------------
+
+double decode(tsr_dtype d, const unsigned char* p) {
+  switch (d) {
+    case TSR_FLOAT32: { float v; std::memcpy(&v, p, 4); return v; }
+    case TSR_FLOAT64: { double v; std::memcpy(&v, p, 8); return v; }
+    case TSR_FLOAT16: { uint16_t v; std::memcpy(&v, p, 2); return tsr_float16_to_float(v); }
+    case TSR_BFLOAT16: { uint16_t v; std::memcpy(&v, p, 2); return tsr_bfloat16_to_float(v); }
+    case TSR_INT8: return static_cast<int8_t>(*p);
+    case TSR_UINT8: return *p;
+    case TSR_INT16: { int16_t v; std::memcpy(&v, p, 2); return v; }
+    case TSR_INT32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case TSR_INT64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
+    default: return *p != 0;
+  }
+}
+
+std::vector<unsigned char> bytes_of(const Tensor& t) {
+  Tensor host = t.to(g_cpu);
+  std::vector<unsigned char> out(static_cast<size_t>(host.numel()) * host.element_size());
+  tessera::check(tsr_read(host.get(), out.data(), out.size()));
+  return out;
+}
+
+// Relative tolerance of a comparison, in units of the dtype's precision.
+enum class Match { kExact, kUlps, kLoose };
+
+double eps_of(tsr_dtype d) {
+  switch (d) {
+    case TSR_FLOAT32: return 1.2e-7;
+    case TSR_FLOAT64: return 2.3e-16;
+    case TSR_FLOAT16: return 9.8e-4;
+    case TSR_BFLOAT16: return 7.9e-3;
+    default: return 0;
+  }
+}
+
+// Compares GPU and CPU results: dtype, shape, then every element.
+void compare(const std::string& name, const Tensor& gpu, const Tensor& cpu, Match match) {
+  ++g_cases;
+  std::string why;
+  if (gpu.dtype() != cpu.dtype()) why = std::string("dtype ") + tsr_dtype_name(gpu.dtype()) + " vs " + tsr_dtype_name(cpu.dtype());
+  else if (gpu.shape() != cpu.shape()) why = "shape " + tessera::tuple_string(gpu.shape()) + " vs " + tessera::tuple_string(cpu.shape());
+  else if (gpu.device().type != g_gpu.type) why = "the result is not on cuda";
+  if (why.empty()) {
+    const tsr_dtype d = cpu.dtype();
+    const size_t es = tsr_dtype_size(d);
+    const std::vector<unsigned char> g = bytes_of(gpu), c = bytes_of(cpu);
+    const double tol = match == Match::kExact ? 0 : (match == Match::kUlps ? 8 : 64) * eps_of(d);
+    int bad = 0;
+    for (size_t i = 0; i < g.size() / es; ++i) {
+      const double x = decode(d, &g[i * es]), y = decode(d, &c[i * es]);
+      bool ok;
+      if (std::isnan(x) || std::isnan(y)) ok = std::isnan(x) && std::isnan(y);
+      else if (match == Match::kExact) ok = std::memcmp(&g[i * es], &c[i * es], es) == 0 || (x == 0 && y == 0 && is_float(d));
+      else ok = x == y || std::abs(x - y) <= tol * std::max(std::abs(y), 1e-3);
+      if (!ok && bad++ < 3) why += (why.empty() ? "" : "; ") + std::string("element ") + std::to_string(i) + ": cuda " + std::to_string(x) + ", cpu " + std::to_string(y);
+    }
+    if (bad > 3) why += "; " + std::to_string(bad) + " elements differ";
+    // -0.0 against +0.0 is a difference too for exact ops (signs are IEEE results).
+    if (bad == 0 && match == Match::kExact && g != c && is_float(d)) {
+      for (size_t i = 0; i < g.size() / es && why.empty(); ++i)
+        if (std::memcmp(&g[i * es], &c[i * es], es) != 0 && !std::isnan(decode(d, &c[i * es])))
+          why = "element " + std::to_string(i) + ": the sign of zero differs";
+    }
+  }
+  if (!why.empty()) {
+    ++g_failures;
+    std::printf("FAIL %s: %s\n", name.c_str(), why.c_str());
+  } else if (g_verbose) {
+    std::printf("ok   %s\n", name.c_str());
+  }
+}
+
+// Runs f; a tessera::Error fails the case (both sides must succeed).
+void attempt(const std::string& name, const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    ++g_cases;
+    ++g_failures;
+    std::printf("FAIL %s: %s\n", name.c_str(), e.what());
+  }
+}
+
+// ---- inputs and layouts ----------------------------------------------------------
+
+std::mt19937_64 g_rng(2024);
+
+// Random values suited to the dtype (and positive ones when asked).
+Tensor random_tensor(const Shape& shape, tsr_dtype d, bool positive = false) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double& x : v) {
+    if (d == TSR_BOOL) x = static_cast<double>(g_rng() & 1u);
+    else if (is_float(d)) x = std::uniform_real_distribution<double>(positive ? 0.01 : -4, 4)(g_rng);
+    else if (d == TSR_UINT8) x = static_cast<double>(g_rng() % 40);
+    else x = static_cast<double>(static_cast<int64_t>(g_rng() % 41) - (positive ? 0 : 20));
+  }
+  return Tensor::from_host<double>(*g_rt, v, shape, TSR_FLOAT64, g_cpu).to(d);
+}
+
+// A layout: the shape of the base tensor, and the view taken of it.
+struct Layout {
+  std::string name;
+  Shape base;
+  std::function<Tensor(const Tensor&)> view;
+};
+
+// Views of logical shape [5, 37] (or what `name` says).
+std::vector<Layout> layouts() {
+  std::vector<Layout> all = {
+      {"contiguous", {5, 37}, [](const Tensor& t) { return t; }},
+      {"transposed", {37, 5}, [](const Tensor& t) { return t.T(); }},
+      {"step-sliced", {5, 75}, [](const Tensor& t) { return t.slice(1, 1, TSR_SLICE_NONE, 2); }},
+      {"expanded", {1, 37}, [](const Tensor& t) { return t.expand({5, 37}); }},
+      {"0-d", {}, [](const Tensor& t) { return t; }},
+      {"empty", {5, 0}, [](const Tensor& t) { return t; }},
+  };
+  if (!g_quick) {
+    all.push_back({"offset 1", {5 * 37 + 1}, [](const Tensor& t) { return t.slice(0, 1).view({5, 37}); }});
+    all.push_back({"large", {300, 1000}, [](const Tensor& t) { return t; }});
+    all.push_back({"large transposed", {1000, 300}, [](const Tensor& t) { return t.T(); }});
+    all.push_back({"3-d permuted", {4, 6, 40}, [](const Tensor& t) { return t.permute({2, 0, 1}); }});
+  }
+  return all;
+}
+
+// The same input on both devices: (cpu view, gpu view).
+struct Pair {
+  Tensor cpu, gpu;
+};
+Pair input(const Layout& l, tsr_dtype d, bool positive = false) {
+  Tensor base = random_tensor(l.base, d, positive);
+  return {l.view(base), l.view(base.to(g_gpu))};
+}
+
+std::string label(const char* op, tsr_dtype d, const std::string& layout) {
+  return std::string(op) + "(" + tsr_dtype_name(d) + ") " + layout;
+}
+
+bool cpu_has(tsr_op op, tsr_dtype d) { return tsr_runtime_has_kernel(g_rt->get(), g_cpu, op, d) != 0; }
+
+// ---- the cases ---------------------------------------------------------------------
+
+Match unary_match(tsr_op op) {
+  switch (op) {
+    case TSR_OP_EXP: case TSR_OP_LOG: case TSR_OP_SIGMOID: case TSR_OP_TANH: return Match::kUlps;
+    default: return Match::kExact;
+  }
+}
+
+void unary_ops() {
+  for (int op = TSR_OP_NEG; op <= TSR_OP_TANH; ++op) {
+    for (tsr_dtype d : dtypes()) {
+      if (!cpu_has(static_cast<tsr_op>(op), d)) continue;
+      for (const Layout& l : layouts()) {
+        const std::string name = label(tsr_op_name(op), d, l.name);
+        attempt(name, [&] {
+          Pair x = input(l, d, op == TSR_OP_LOG || op == TSR_OP_SQRT);
+          compare(name, x.gpu.unary(static_cast<tsr_op>(op)), x.cpu.unary(static_cast<tsr_op>(op)), unary_match(static_cast<tsr_op>(op)));
+        });
+      }
+    }
+  }
+}
+
+void binary_ops() {
+  for (int op = TSR_OP_ADD; op <= TSR_OP_GE; ++op) {
+    for (tsr_dtype d : dtypes()) {
+      if (!cpu_has(static_cast<tsr_op>(op), d)) continue;
+      const std::vector<Layout> ls = layouts();
+      for (size_t i = 0; i < ls.size(); ++i) {
+        // Both operands in one layout (a broadcast row follows below).
+        const Layout& la = ls[i];
+        const Layout& lb = ls[i];
+        const std::string name = label(tsr_op_name(op), d, la.name);
+        const Match m = (op == TSR_OP_POW && is_float(d)) ? Match::kUlps : Match::kExact;
+        attempt(name, [&] {
+          Pair a = input(la, d), b = input(lb, d, op == TSR_OP_POW);
+          compare(name, a.gpu.binary(static_cast<tsr_op>(op), b.gpu), a.cpu.binary(static_cast<tsr_op>(op), b.cpu), m);
+        });
+      }
+      const std::string name = label(tsr_op_name(op), d, "[5, 37] with a broadcast [37]");
+      attempt(name, [&] {
+        Pair a = input(ls[0], d);
+        Layout row{"row", {37}, [](const Tensor& t) { return t; }};
+        Pair b = input(row, d, op == TSR_OP_POW);
+        compare(name, a.gpu.binary(static_cast<tsr_op>(op), b.gpu), a.cpu.binary(static_cast<tsr_op>(op), b.cpu),
+                (op == TSR_OP_POW && is_float(d)) ? Match::kUlps : Match::kExact);
+      });
+    }
+  }
+}
+
+// Destinations inside a sentinel-filled [7, 80] buffer: a strided slice and
+// a transposed one, each of shape [5, 37]. The whole buffer is compared, so a
+// write outside the view shows.
+struct Dest {
+  const char* name;
+  std::function<Tensor(const Tensor&)> view;
+  Shape base;
+};
+std::vector<Dest> destinations() {
+  return {{"into a strided view", [](const Tensor& t) { return t.slice(0, 1, 6).slice(1, 3, 77, 2); }, {7, 80}},
+          {"into a transposed view", [](const Tensor& t) { return t.slice(0, 2, 39).slice(1, 1, 6).T(); }, {40, 8}}};
+}
+
+void inplace_ops() {
+  for (tsr_dtype d : dtypes()) {
+    const Scalar sentinel = d == TSR_BOOL ? Scalar(true) : (is_float(d) ? Scalar(-123.25) : Scalar(77));
+    for (const Dest& dest : destinations()) {
+      auto fresh = [&](Tensor& cpu_buf, Tensor& gpu_buf) {
+        cpu_buf = Tensor::full(*g_rt, dest.base, sentinel, d, g_cpu);
+        gpu_buf = cpu_buf.to(g_gpu);
+      };
+      for (int op : {TSR_OP_ADD, TSR_OP_MUL, TSR_OP_SUB, TSR_OP_DIV, TSR_OP_MAXIMUM, TSR_OP_LT}) {
+        if (!cpu_has(static_cast<tsr_op>(op), d)) continue;
+        const std::string name = label(tsr_op_name(op), d, std::string("in place ") + dest.name);
+        attempt(name, [&] {
+          Tensor cb, gb;
+          fresh(cb, gb);
+          Pair b = input(layouts()[1], d);
+          dest.view(cb).inplace(static_cast<tsr_op>(op), b.cpu);
+          dest.view(gb).inplace(static_cast<tsr_op>(op), b.gpu);
+          compare(name, gb, cb, Match::kExact);
+        });
+      }
+      for (int op : {TSR_OP_NEG, TSR_OP_EXP}) {
+        if (!cpu_has(static_cast<tsr_op>(op), d)) continue;
+        const std::string name = label(tsr_op_name(op), d, std::string("in place ") + dest.name);
+        attempt(name, [&] {
+          Tensor cb, gb;
+          fresh(cb, gb);
+          tessera::check(tsr_unary_(static_cast<tsr_op>(op), dest.view(cb).get()));
+          tessera::check(tsr_unary_(static_cast<tsr_op>(op), dest.view(gb).get()));
+          compare(name, gb, cb, unary_match(static_cast<tsr_op>(op)));
+        });
+      }
+      {
+        const std::string name = label("fill", d, dest.name);
+        attempt(name, [&] {
+          Tensor cb, gb;
+          fresh(cb, gb);
+          const Scalar v = d == TSR_BOOL ? Scalar(false) : Scalar(3);
+          dest.view(cb).fill_(v);
+          dest.view(gb).fill_(v);
+          compare(name, gb, cb, Match::kExact);
+        });
+      }
+      // COPY from every source dtype and layout (casts), into the view.
+      for (tsr_dtype s : dtypes()) {
+        for (const Layout& l : layouts()) {
+          if (l.name == "empty" || l.name.rfind("large", 0) == 0 || l.name == "3-d permuted") continue;  // not [5, 37]
+          const std::string name = label("copy", d, std::string("from ") + tsr_dtype_name(s) + " " + l.name + " " + dest.name);
+          attempt(name, [&] {
+            Tensor cb, gb;
+            fresh(cb, gb);
+            Pair src = input(l, s);
+            dest.view(cb).copy_(src.cpu);
+            dest.view(gb).copy_(src.gpu);
+            compare(name, gb, cb, Match::kExact);
+          });
+        }
+      }
+    }
+  }
+}
+
+void where_ops() {
+  for (tsr_dtype d : dtypes()) {
+    for (const Layout& l : layouts()) {
+      const std::string name = label("where", d, l.name);
+      attempt(name, [&] {
+        Pair c = input(l, TSR_BOOL), a = input(l, d), b = input(l, d);
+        compare(name, tessera::where(c.gpu, a.gpu, b.gpu), tessera::where(c.cpu, a.cpu, b.cpu), Match::kExact);
+      });
+    }
+  }
+}
+
+void reductions() {
+  for (int op = TSR_OP_SUM; op <= TSR_OP_ARGMAX; ++op) {
+    for (tsr_dtype d : dtypes()) {
+      if (!cpu_has(static_cast<tsr_op>(op), d)) continue;
+      // Sums accumulate in double on both devices but in another order.
+      const Match m = ((op == TSR_OP_SUM || op == TSR_OP_MEAN) && is_float(d)) ? Match::kUlps : Match::kExact;
+      for (const Layout& l : layouts()) {
+        if (l.name == "empty" && (op == TSR_OP_MAX || op == TSR_OP_MIN || op == TSR_OP_ARGMAX)) continue;  // an error on both
+        const int nd = static_cast<int>(l.view(random_tensor(l.base, d)).dim());
+        std::vector<std::vector<int32_t>> dim_sets = {{}};
+        for (int k = 0; k < nd; ++k) dim_sets.push_back({k});
+        if (nd >= 2 && op != TSR_OP_ARGMAX) dim_sets.push_back({0, nd - 1});
+        for (const auto& dims : dim_sets) {
+          for (bool keep : {false, true}) {
+            std::string dims_s = "dims [";
+            for (int32_t k : dims) dims_s += std::to_string(k) + " ";
+            const std::string name = label(tsr_op_name(op), d, l.name + " " + dims_s + "]" + (keep ? " keepdim" : ""));
+            attempt(name, [&] {
+              Pair x = input(l, d);
+              compare(name, x.gpu.reduce(static_cast<tsr_op>(op), dims, keep), x.cpu.reduce(static_cast<tsr_op>(op), dims, keep), m);
+            });
+          }
+        }
+      }
+      if (!g_quick) {  // long rows: sliced reductions with a second pass
+        const std::string name = label(tsr_op_name(op), d, "[3, 200000] over dim 1 and all");
+        attempt(name, [&] {
+          Layout big{"big", {3, 200000}, [](const Tensor& t) { return t; }};
+          Pair x = input(big, d);
+          compare(name, x.gpu.reduce(static_cast<tsr_op>(op), {1}), x.cpu.reduce(static_cast<tsr_op>(op), {1}), m);
+          compare(name + " (all)", x.gpu.reduce(static_cast<tsr_op>(op)), x.cpu.reduce(static_cast<tsr_op>(op)), m);
+          compare(name + " (dim 0)", x.gpu.reduce(static_cast<tsr_op>(op), {0}), x.cpu.reduce(static_cast<tsr_op>(op), {0}), m);
+        });
+      }
+    }
+  }
+}
+
+void matmuls() {
+  struct Case {
+    const char* name;
+    Shape a, b;
+    std::function<Tensor(const Tensor&)> va, vb;
+  };
+  auto id = [](const Tensor& t) { return t; };
+  auto tr = [](const Tensor& t) { return t.transpose(-1, -2); };
+  std::vector<Case> cases = {
+      {"[5,7]x[7,3]", {5, 7}, {7, 3}, id, id},
+      {"[5,7]^T x [3,5]^T", {7, 5}, {3, 7}, tr, tr},
+      {"batched [2,5,7]x[7,3]", {2, 5, 7}, {7, 3}, id, id},
+      {"batched broadcast [4,1,6,8]x[3,8,2]", {4, 1, 6, 8}, {3, 8, 2}, id, id},
+      {"1-d x 2-d", {7}, {7, 3}, id, id},
+      {"2-d x 1-d", {5, 7}, {7}, id, id},
+      {"K = 0", {5, 0}, {0, 3}, id, id},
+      {"step-sliced", {5, 14}, {7, 3}, [](const Tensor& t) { return t.slice(1, 0, TSR_SLICE_NONE, 2); }, id},
+  };
+  if (!g_quick) cases.push_back({"[300,500]x[500,200]", {300, 500}, {500, 200}, id, id});
+  for (tsr_dtype d : dtypes()) {
+    if (!cpu_has(TSR_OP_MATMUL, d)) continue;
+    const Match m = d == TSR_FLOAT64 ? Match::kUlps : (is_float(d) ? Match::kLoose : Match::kExact);
+    for (const Case& c : cases) {
+      const std::string name = label("matmul", d, c.name);
+      attempt(name, [&] {
+        Tensor a = random_tensor(c.a, d), b = random_tensor(c.b, d);
+        Tensor ga = c.va(a.to(g_gpu)), gb = c.vb(b.to(g_gpu));
+        Tensor ref = c.va(a).matmul(c.vb(b));
+        if (is_float(d) && d != TSR_FLOAT64) {
+          // Float32 on OpenBLAS, float16/bfloat16 in another order: compare
+          // against the float64 product with a bound that scales with K.
+          Tensor exact = c.va(a.to(TSR_FLOAT64)).matmul(c.vb(b.to(TSR_FLOAT64)));
+          Tensor got = ga.matmul(gb);
+          ++g_cases;
+          const std::vector<unsigned char> gbytes = bytes_of(got.to(TSR_FLOAT64)), ebytes = bytes_of(exact);
+          const int64_t K = c.a.empty() ? 0 : c.a.back();
+          const double tol = (d == TSR_FLOAT32 ? 1e-5 : (d == TSR_FLOAT16 ? 4e-3 : 3e-2)) * std::sqrt(static_cast<double>(std::max<int64_t>(K, 1))) * 16;
+          int bad = 0;
+          for (size_t i = 0; i < gbytes.size() / 8; ++i) {
+            const double x = decode(TSR_FLOAT64, &gbytes[i * 8]), y = decode(TSR_FLOAT64, &ebytes[i * 8]);
+            if (!(std::abs(x - y) <= tol)) ++bad;
+          }
+          if (got.shape() != ref.shape() || got.dtype() != d || bad > 0) {
+            ++g_failures;
+            std::printf("FAIL %s: %d elements off by more than %g (or shape/dtype)\n", name.c_str(), bad, tol);
+          } else if (g_verbose) {
+            std::printf("ok   %s\n", name.c_str());
+          }
+          return;
+        }
+        compare(name, ga.matmul(gb), ref, m);
+      });
+    }
+  }
+}
+
+void factories() {
+  for (tsr_dtype d : dtypes()) {
+    if (cpu_has(TSR_OP_ARANGE, d)) {
+      const std::string name = label("arange", d, "0..37 step 3");
+      attempt(name, [&] {
+        compare(name, Tensor::arange(*g_rt, 0, 37, 3, d, g_gpu), Tensor::arange(*g_rt, 0, 37, 3, d, g_cpu), Match::kExact);
+        if (is_float(d))
+          compare(name + " (fractional)", Tensor::arange(*g_rt, -1.5, 2.3, 0.1, d, g_gpu), Tensor::arange(*g_rt, -1.5, 2.3, 0.1, d, g_cpu),
+                  Match::kExact);
+      });
+    }
+    if (cpu_has(TSR_OP_LINSPACE, d)) {
+      const std::string name = label("linspace", d, "-3..10, 101 steps");
+      attempt(name, [&] {
+        compare(name, Tensor::linspace(*g_rt, -3, 10, 101, d, g_gpu), Tensor::linspace(*g_rt, -3, 10, 101, d, g_cpu), Match::kExact);
+      });
+    }
+    if (is_float(d)) {
+      for (bool normal : {false, true}) {
+        const std::string name = label(normal ? "randn" : "rand", d, "[33, 65] seed 7");
+        attempt(name, [&] {
+          g_rt->manual_seed(7);
+          Tensor g = normal ? Tensor::randn(*g_rt, {33, 65}, d, g_gpu) : Tensor::rand(*g_rt, {33, 65}, d, g_gpu);
+          g_rt->manual_seed(7);
+          Tensor c = normal ? Tensor::randn(*g_rt, {33, 65}, d, g_cpu) : Tensor::rand(*g_rt, {33, 65}, d, g_cpu);
+          // Uniforms are exact; normals go through double log/cos, whose last
+          // bit may differ between libdevice and glibc (float64 only).
+          compare(name, g, c, (normal && d == TSR_FLOAT64) ? Match::kUlps : Match::kExact);
+        });
+      }
+    }
+  }
+}
+
+void transfers() {
+  for (tsr_dtype d : dtypes()) {
+    for (int64_t n : {int64_t{1}, int64_t{1000}, int64_t{3} << 20}) {  // one element, a small slot, pipelined 8 MiB pieces
+      if (g_quick && n > 1000) continue;
+      const std::string name = label("to", d, std::to_string(n) + " elements cpu -> cuda -> cpu, and cuda -> cuda");
+      attempt(name, [&] {
+        Tensor c = random_tensor({n}, d);
+        Tensor g = c.to(g_gpu);
+        compare(name, g, c, Match::kExact);
+        compare(name + " (clone)", g.clone(), c, Match::kExact);
+      });
+    }
+  }
+}
+
+void errors() {
+  const std::string name = "out of memory: a status, the bytes asked and free, and the runtime still works";
+  ++g_cases;
+  tsr_tensor* t = nullptr;
+  const int64_t huge[1] = {int64_t{1} << 46};  // 256 TiB of float32
+  const tsr_status st = tsr_empty(g_rt->get(), 1, huge, TSR_FLOAT32, g_gpu, &t);
+  const std::string msg = tsr_last_error_message();
+  bool ok = st == TSR_ERR_OUT_OF_MEMORY && msg.find("281474976710656") != std::string::npos && msg.find("free") != std::string::npos;
+  if (t != nullptr) tsr_tensor_release(t);
+  try {
+    Tensor x = Tensor::ones(*g_rt, {4}, TSR_FLOAT32, g_gpu);
+    ok = ok && (x + x).sum().item_double() == 8.0;
+  } catch (const std::exception&) {
+    ok = false;
+  }
+  if (!ok) {
+    ++g_failures;
+    std::printf("FAIL %s: status %s, message \"%s\"\n", name.c_str(), tsr_status_name(st), msg.c_str());
+  } else if (g_verbose) {
+    std::printf("ok   %s (%s)\n", name.c_str(), msg.c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string config = TESSERA_TEST_CUDA_CONFIG;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") g_quick = true;
+    else if (a == "--verbose") g_verbose = true;
+    else config = a;
+  }
+  try {
+    Runtime rt(config);
+    g_rt = &rt;
+    g_cpu = rt.device("cpu");
+    // The plugin must have loaded; a GPU may be missing.
+    const std::string described = rt.describe(true);
+    tsr_device gpu{};
+    if (tsr_device_parse(rt.get(), "cuda:0", &gpu) != TSR_OK) {
+      std::printf("FAIL: the cuda plugin did not load from %s:\n%s\n", config.c_str(), rt.describe(false).c_str());
+      return 1;
+    }
+    g_gpu = gpu;
+    bool present = false;
+    for (const tsr_device& d : rt.devices()) present = present || (d.type == gpu.type && d.index == 0);
+    if (!present) {
+      tsr_tensor* t = nullptr;
+      const int64_t one[1] = {1};
+      (void)tsr_empty(rt.get(), 1, one, TSR_FLOAT32, gpu, &t);
+      std::printf("SKIP: no CUDA device: %s\n", tsr_last_error_message());
+      return 77;
+    }
+    std::printf("cuda.ops on %s%s\n", rt.device_name(gpu).c_str(), g_quick ? " (quick)" : "");
+    unary_ops();
+    binary_ops();
+    inplace_ops();
+    where_ops();
+    reductions();
+    matmuls();
+    factories();
+    transfers();
+    errors();
+    tessera::check(tsr_synchronize(rt.get(), gpu));
+  } catch (const std::exception& e) {
+    std::printf("FAIL: %s\n", e.what());
+    return 1;
+  }
+  std::printf("cuda.ops: %d cases, %d failed\n", g_cases, g_failures);
+  return g_failures == 0 ? 0 : 1;
+}
