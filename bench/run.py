@@ -271,6 +271,7 @@ def main():
     log("machine: %s; torch %s (%d threads), numpy %s" % (machine(), torch.__version__, torch.get_num_threads(),
                                                           np.__version__))
     started = time.time()
+    load_before = os.getloadavg()
     records = []
     for name in names:
         samples = {"tessera": [], "torch": [], "numpy": []}
@@ -302,6 +303,9 @@ def main():
         json.dump(records, f, indent=1)
         f.write("\n")
     print("machine: %s" % machine())
+    # Other processes on a shared machine slow all three libraries alike
+    # (interleaving), but they do shift the absolute figures.
+    print("load average (1, 5, 15 min): %.2f %.2f %.2f before, %.2f %.2f %.2f after" % (load_before + os.getloadavg()))
     print("torch %s and numpy %s at %d threads; %d rounds x %d repetitions of >= %.1f s; %.0f s in all" % (
         torch.__version__, np.__version__, THREADS, args.rounds, REPS, MIN_TIME, time.time() - started))
     print_table(records)

@@ -1,6 +1,7 @@
 // Note [Loops cloned per ISA level] in cloned_loops.hpp.
 #include "cloned_loops.hpp"
 
+#include "isa.hpp"
 #include "tessera/ops.h"
 #include "vector_math.hpp"
 
@@ -11,12 +12,6 @@ static_assert(TSR_OP_ADD == 2 && TSR_OP_DIV == 5 && TSR_OP_EXP == 17 && TSR_OP_R
 
 namespace {
 
-#if defined(__x86_64__) && defined(__gnu_linux__) && !defined(__SANITIZE_THREAD__)  // TSan instruments ifunc resolvers, which run before it is initialised
-#define TSR_CPU_CLONES [[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
-#else
-#define TSR_CPU_CLONES
-#endif
-
 // The body every clone shares; f is inlined into each.
 template <class F>
 [[gnu::always_inline]] inline void rows2(float* o, const float* a, const float* b, int64_t n, int64_t rows, int64_t so,
@@ -25,7 +20,7 @@ template <class F>
     float* orow = o + r * so;
     const float* arow = a + r * sa;
     const float* brow = b + r * sb;
-#pragma GCC ivdep
+    TSR_IVDEP
     for (int64_t i = 0; i < n; ++i) orow[i] = f(arow[i], brow[i]);
   }
 }
@@ -35,13 +30,13 @@ template <class F>
   for (int64_t r = 0; r < rows; ++r) {
     float* orow = o + r * so;
     const float* arow = a + r * sa;
-#pragma GCC ivdep
+    TSR_IVDEP
     for (int64_t i = 0; i < n; ++i) orow[i] = f(arow[i]);
   }
 }
 
 #define TSR_BINARY_LOOP(name, expr)                                                                              \
-  TSR_CPU_CLONES void name(float* o, const float* a, const float* b, int64_t n, int64_t rows, int64_t so,        \
+  TSR_CLONES_V4_V3 void name(float* o, const float* a, const float* b, int64_t n, int64_t rows, int64_t so,        \
                            int64_t sa, int64_t sb) {                                                             \
     rows2(o, a, b, n, rows, so, sa, sb, [](float x, float y) { return expr; });                                  \
   }
@@ -52,7 +47,7 @@ TSR_BINARY_LOOP(div_rows, x / y)
 #undef TSR_BINARY_LOOP
 
 #define TSR_UNARY_LOOP(name, expr)                                                                                      \
-  TSR_CPU_CLONES void name(float* o, const float* a, int64_t n, int64_t rows, int64_t so, int64_t sa) {                 \
+  TSR_CLONES_V4_V3 void name(float* o, const float* a, int64_t n, int64_t rows, int64_t so, int64_t sa) {                 \
     rows1(o, a, n, rows, so, sa, [](float x) { return expr; });                                                         \
   }
 TSR_UNARY_LOOP(relu_rows, x < 0.0f ? 0.0f : x)  // NaN and -0.0 pass through, as the kernel's functor
@@ -64,7 +59,7 @@ TSR_UNARY_LOOP(sigmoid_rows, sigmoid_f32(x))
 // to hide the add latency; fewer would leave the loop latency-bound.
 constexpr int kSumLanes = 32;
 
-TSR_CPU_CLONES double sum_lanes(const float* p, int64_t n) {
+TSR_CLONES_V4_V3 double sum_lanes(const float* p, int64_t n) {
   double acc = 0;
   int64_t i = 0;
   if (n >= 2 * kSumLanes) {

@@ -24,6 +24,7 @@
 #include <tbb/partitioner.h>
 
 #include "context.hpp"
+#include "isa.hpp"
 #include "tessera/tensor_desc.h"
 
 namespace tessera::cpu_tbb {
@@ -32,6 +33,19 @@ namespace tessera::cpu_tbb {
 inline constexpr int64_t kParallelThreshold = 32768;
 // The smallest piece a parallel pointwise op is cut into.
 inline constexpr int64_t kParallelGrain = 16384;
+
+// Note [Parallel pieces]
+//   A parallel loop over n elements is cut into pieces of piece_size(n)
+//   elements (simple_partitioner): about eight per thread, at most 2^18
+//   (~0.1 ms of streaming), at least kParallelGrain. Small pieces keep the
+//   threads balanced when the machine is shared: a thread that loses its
+//   core to another process holds up one piece, and the others take the
+//   rest (with a few large pieces, the op would wait for the preempted one).
+//   Results never depend on the cut (reductions use fixed blocks of their
+//   own, see reduce.cpp).
+inline int64_t piece_size(int64_t n, int threads) {
+  return std::clamp<int64_t>(n / (8 * std::max(threads, 1)), kParallelGrain, int64_t{1} << 18);
+}
 
 // Entries at and past ndim are left unset (a plan is built per kernel call,
 // so zeroing ~0.5 KiB each time would cost more than a tiny op's work).
@@ -135,9 +149,7 @@ template <size_t N, class Inner> void run_range(const Plan<N>& p, int64_t begin,
   }
 }
 
-// Runs the whole plan, in parallel when it is large: pieces of at least
-// kParallelGrain elements, balanced as they run (a thread that loses its core
-// to another process leaves its unstarted pieces to the others).
+// Runs the whole plan, in parallel when it is large (Note [Parallel pieces]).
 template <size_t N, class Inner> void execute(Context& ctx, const Plan<N>& p, Inner&& inner) {
   if (p.numel <= 0) return;
   auto range = [&](int64_t begin, int64_t end) {
@@ -152,8 +164,8 @@ template <size_t N, class Inner> void execute(Context& ctx, const Plan<N>& p, In
   }
   ctx.parallel([&] {
     tbb::parallel_for(
-        tbb::blocked_range<int64_t>(0, p.numel, kParallelGrain),
-        [&](const tbb::blocked_range<int64_t>& r) { range(r.begin(), r.end()); });
+        tbb::blocked_range<int64_t>(0, p.numel, piece_size(p.numel, ctx.threads)),
+        [&](const tbb::blocked_range<int64_t>& r) { range(r.begin(), r.end()); }, tbb::simple_partitioner());
   });
 }
 
@@ -200,8 +212,8 @@ template <size_t N, class Inner> void execute_tiled(Context& ctx, const Plan<N>&
   }
   ctx.parallel([&] {
     tbb::parallel_for(
-        tbb::blocked_range<int64_t>(0, tiles, std::max<int64_t>(1, kParallelGrain / (kTile * kTile))),
-        [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
+        tbb::blocked_range<int64_t>(0, tiles, std::max<int64_t>(1, piece_size(p.numel, ctx.threads) / (kTile * kTile))),
+        [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); }, tbb::simple_partitioner());
   });
 }
 
@@ -228,7 +240,7 @@ void unit_loop(std::index_sequence<I...>, int64_t n, char* const* ptrs, F& f) {
   // Out never overlaps an input except as the very same elements (in-place
   // ops; Note [Kernel contracts] in tessera/ops.h): no loop-carried
   // dependence, so no run-time alias check before each run.
-#pragma GCC ivdep
+  TSR_IVDEP
   for (int64_t i = 0; i < n; ++i) o[i] = f(std::get<I>(src)[i]...);
 }
 
@@ -348,8 +360,8 @@ void pointwise(Context& ctx, const tsr_tensor_desc& out, const std::array<const 
     } else {
       ctx.parallel([&] {
         tbb::parallel_for(
-            tbb::blocked_range<int64_t>(0, rows, std::max<int64_t>(1, kParallelGrain / n)),
-            [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
+            tbb::blocked_range<int64_t>(0, rows, std::max<int64_t>(1, piece_size(plan.numel, ctx.threads) / n)),
+            [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); }, tbb::simple_partitioner());
       });
     }
     return;

@@ -28,6 +28,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 
 #include "cloned_loops.hpp"
 #include "elementwise.hpp"
@@ -246,9 +247,13 @@ template <class F> void maybe_parallel(Context& ctx, int64_t items, int64_t work
     body(int64_t{0}, items);
     return;
   }
+  // Items of about work / items elements each, cut into pieces of at least
+  // `grain` items and about piece_size elements (Note [Parallel pieces]).
+  const int64_t per_item = std::max<int64_t>(1, work / items);
+  const int64_t piece = std::max<int64_t>({int64_t{1}, grain, piece_size(work, ctx.threads) / per_item});
   ctx.parallel([&] {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, items, std::max<int64_t>(1, grain)),
-                      [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, items, piece),
+                      [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); }, tbb::simple_partitioner());
   });
 }
 

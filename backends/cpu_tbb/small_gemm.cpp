@@ -6,15 +6,11 @@
 #include <algorithm>
 #include <vector>
 
+#include "isa.hpp"
+
 namespace tessera::cpu_tbb {
 
 namespace {
-
-#if defined(__x86_64__) && defined(__gnu_linux__) && !defined(__SANITIZE_THREAD__)  // TSan instruments ifunc resolvers, which run before it is initialised
-#define TSR_CPU_CLONES [[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]]
-#else
-#define TSR_CPU_CLONES
-#endif
 
 // One 32-byte vector of T: 8 floats or 4 doubles. GCC lowers the type to
 // what each clone has (one ymm for x86-64-v3 and -v4, two xmm for the
@@ -114,24 +110,24 @@ template <class T>
   }
 }
 
-TSR_CPU_CLONES void panel_f32(int64_t M, int64_t N, int64_t K, const float* A, int64_t ars, int64_t acs,
+TSR_CLONES_V4_V3 void panel_f32(int64_t M, int64_t N, int64_t K, const float* A, int64_t ars, int64_t acs,
                               const float* Bp, int64_t ldb, float* C, int64_t crs, int64_t ccs) {
   panel<float>(M, N, K, A, ars, acs, Bp, ldb, C, crs, ccs);
 }
-TSR_CPU_CLONES void panel_f64(int64_t M, int64_t N, int64_t K, const double* A, int64_t ars, int64_t acs,
+TSR_CLONES_V4_V3 void panel_f64(int64_t M, int64_t N, int64_t K, const double* A, int64_t ars, int64_t acs,
                               const double* Bp, int64_t ldb, double* C, int64_t crs, int64_t ccs) {
   panel<double>(M, N, K, A, ars, acs, Bp, ldb, C, crs, ccs);
 }
-TSR_CPU_CLONES void dots_f32(int64_t M, int64_t N, const float* Ap, int64_t lda, const float* Bt, int64_t ldk, float* C,
+TSR_CLONES_V4_V3 void dots_f32(int64_t M, int64_t N, const float* Ap, int64_t lda, const float* Bt, int64_t ldk, float* C,
                              int64_t crs, int64_t ccs) {
   dots<float>(M, N, Ap, lda, Bt, ldk, C, crs, ccs);
 }
-TSR_CPU_CLONES void dots_f64(int64_t M, int64_t N, const double* Ap, int64_t lda, const double* Bt, int64_t ldk,
+TSR_CLONES_V4_V3 void dots_f64(int64_t M, int64_t N, const double* Ap, int64_t lda, const double* Bt, int64_t ldk,
                              double* C, int64_t crs, int64_t ccs) {
   dots<double>(M, N, Ap, lda, Bt, ldk, C, crs, ccs);
 }
 
-#if defined(__x86_64__) && defined(__gnu_linux__)
+#if TSR_HAVE_CLONES
 // One 16-float (8-double) tile per zmm register: half the instructions of
 // the 32-byte clones. Called only when the CPU has AVX-512 (has_avx512).
 [[gnu::target("arch=x86-64-v4")]] void panel_f32_avx512(int64_t M, int64_t N, int64_t K, const float* A, int64_t ars,
@@ -156,7 +152,7 @@ bool has_avx512() {
 
 // Tiles as wide as the widest vector the CPU has.
 template <class T> int64_t tile_width() {
-#if defined(__x86_64__) && defined(__gnu_linux__)
+#if TSR_HAVE_CLONES
   if (has_avx512()) return 64 / sizeof(T);
 #endif
   return kLanes<T>;
@@ -164,14 +160,14 @@ template <class T> int64_t tile_width() {
 
 void run_panel(int64_t M, int64_t N, int64_t K, const float* A, int64_t ars, int64_t acs, const float* Bp, int64_t ldb,
                float* C, int64_t crs, int64_t ccs) {
-#if defined(__x86_64__) && defined(__gnu_linux__)
+#if TSR_HAVE_CLONES
   if (has_avx512()) return panel_f32_avx512(M, N, K, A, ars, acs, Bp, ldb, C, crs, ccs);
 #endif
   panel_f32(M, N, K, A, ars, acs, Bp, ldb, C, crs, ccs);
 }
 void run_panel(int64_t M, int64_t N, int64_t K, const double* A, int64_t ars, int64_t acs, const double* Bp,
                int64_t ldb, double* C, int64_t crs, int64_t ccs) {
-#if defined(__x86_64__) && defined(__gnu_linux__)
+#if TSR_HAVE_CLONES
   if (has_avx512()) return panel_f64_avx512(M, N, K, A, ars, acs, Bp, ldb, C, crs, ccs);
 #endif
   panel_f64(M, N, K, A, ars, acs, Bp, ldb, C, crs, ccs);

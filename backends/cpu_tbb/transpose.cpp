@@ -8,16 +8,11 @@
 #include <tbb/partitioner.h>
 
 #include "elementwise.hpp"
+#include "isa.hpp"
 
 namespace tessera::cpu_tbb {
 
 namespace {
-
-#if defined(__x86_64__) && defined(__gnu_linux__) && !defined(__SANITIZE_THREAD__)  // TSan instruments ifunc resolvers, which run before it is initialised
-#define TSR_CPU_CLONES [[gnu::target_clones("arch=x86-64-v3", "default")]]
-#else
-#define TSR_CPU_CLONES
-#endif
 
 constexpr int64_t kTransposeTile = 64;
 
@@ -67,29 +62,41 @@ template <class T> [[gnu::always_inline]] inline void block(const T* in, int64_t
   else block4(in, is, out, os);
 }
 
-// One tile of up to kTransposeTile x kTransposeTile: transposed into buf, then written out row by row.
+// One tile of up to kTransposeTile x kTransposeTile: transposed into buf,
+// then written out row by row. The next tile's input lines (`next`, `next_rows`
+// rows of one tile width, or none) are prefetched first: its rows are
+// strided too far apart for the hardware prefetcher to follow.
 template <class T>
-[[gnu::always_inline]] inline void tile(const T* in, int64_t is, T* out, int64_t os, int64_t rows, int64_t cols) {
+[[gnu::always_inline]] inline void tile(const T* in, int64_t is, T* out, int64_t os, int64_t rows, int64_t cols,
+                                        const T* next, int64_t next_rows) {
+  constexpr int64_t kLine = 64 / sizeof(T);  // elements per cache line
+  for (int64_t r = 0; r < next_rows; ++r)
+    for (int64_t l = 0; l < kTransposeTile; l += kLine) __builtin_prefetch(next + r * is + l);
   constexpr int64_t B = 32 / sizeof(T);  // block edge: 8 floats, 4 doubles
-  alignas(64) T buf[kTransposeTile * kTransposeTile];      // buf[c * kTransposeTile + r] = in(r, c)
+  constexpr int64_t T_ = kTransposeTile;
+  alignas(64) T buf[T_ * T_];  // buf[c * T_ + r] = in(r, c)
   const int64_t rb = rows / B * B, cb = cols / B * B;
   for (int64_t r = 0; r < rb; r += B)
-    for (int64_t c = 0; c < cb; c += B) block(in + r * is + c, is, buf + c * kTransposeTile + r, kTransposeTile);
+    for (int64_t c = 0; c < cb; c += B) block(in + r * is + c, is, buf + c * T_ + r, T_);
   for (int64_t r = 0; r < rows; ++r)  // ragged edges
-    for (int64_t c = r < rb ? cb : 0; c < cols; ++c) buf[c * kTransposeTile + r] = in[r * is + c];
-  if (rows == kTransposeTile) {  // a constant size: inline vector stores, no memcpy call per row
-    for (int64_t c = 0; c < cols; ++c) __builtin_memcpy(out + c * os, buf + c * kTransposeTile, sizeof(T) * kTransposeTile);
+    for (int64_t c = r < rb ? cb : 0; c < cols; ++c) buf[c * T_ + r] = in[r * is + c];
+  if (rows == T_) {  // a constant size: inline vector stores, no memcpy call per row
+    for (int64_t c = 0; c < cols; ++c) __builtin_memcpy(out + c * os, buf + c * T_, sizeof(T) * T_);
   } else {
     for (int64_t c = 0; c < cols; ++c)
-      for (int64_t r = 0; r < rows; ++r) out[c * os + r] = buf[c * kTransposeTile + r];
+      for (int64_t r = 0; r < rows; ++r) out[c * os + r] = buf[c * T_ + r];
   }
 }
 
-TSR_CPU_CLONES void tile4(const void* in, int64_t is, void* out, int64_t os, int64_t rows, int64_t cols) {
-  tile(static_cast<const float*>(in), is, static_cast<float*>(out), os, rows, cols);
+TSR_CLONES_V3 void tile4(const void* in, int64_t is, void* out, int64_t os, int64_t rows, int64_t cols, const void* next,
+                         int64_t next_rows) {
+  tile(static_cast<const float*>(in), is, static_cast<float*>(out), os, rows, cols, static_cast<const float*>(next),
+       next_rows);
 }
-TSR_CPU_CLONES void tile8(const void* in, int64_t is, void* out, int64_t os, int64_t rows, int64_t cols) {
-  tile(static_cast<const double*>(in), is, static_cast<double*>(out), os, rows, cols);
+TSR_CLONES_V3 void tile8(const void* in, int64_t is, void* out, int64_t os, int64_t rows, int64_t cols, const void* next,
+                         int64_t next_rows) {
+  tile(static_cast<const double*>(in), is, static_cast<double*>(out), os, rows, cols, static_cast<const double*>(next),
+       next_rows);
 }
 
 }  // namespace
@@ -103,8 +110,11 @@ void transpose_2d(Context& ctx, const void* in, int64_t is, void* out, int64_t o
       const int64_t nr = std::min(kTransposeTile, rows - r0), nc = std::min(kTransposeTile, cols - c0);
       const char* src = static_cast<const char*>(in) + (r0 * is + c0) * elsize;
       char* dst = static_cast<char*>(out) + (c0 * os + r0) * elsize;
-      if (elsize == 4) tile4(src, is, dst, os, nr, nc);
-      else tile8(src, is, dst, os, nr, nc);
+      // The next tile along the same rows, when it is a whole one.
+      const bool next = t + 1 < t1 && c0 + 2 * kTransposeTile <= cols;
+      const char* after = src + kTransposeTile * elsize;
+      if (elsize == 4) tile4(src, is, dst, os, nr, nc, after, next ? nr : 0);
+      else tile8(src, is, dst, os, nr, nc, after, next ? nr : 0);
     }
   };
   if (rows * cols < kParallelThreshold || ctx.threads <= 1) {
@@ -112,8 +122,10 @@ void transpose_2d(Context& ctx, const void* in, int64_t is, void* out, int64_t o
     return;
   }
   ctx.parallel([&] {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, tr * tc, 4),
-                      [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
+    const int64_t tiles_per_piece =
+        std::max<int64_t>(1, piece_size(rows * cols, ctx.threads) / (kTransposeTile * kTransposeTile));
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, tr * tc, tiles_per_piece),
+                      [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); }, tbb::simple_partitioner());
   });
 }
 
