@@ -82,8 +82,10 @@ void set_bytes(benchmark::State& state, int64_t bytes_per_iteration) {
 
 // a += b: the output already exists (PyTorch's add_(b) / add(a, b, out=a)).
 void add_out(benchmark::State& state) {
-  const auto& in = inputs_for("a_b_2^24", [] { return std::vector{uniform({k2p24}, TSR_FLOAT32), uniform({k2p24}, TSR_FLOAT32)}; });
-  for (auto _ : state) OK(tsr_binary_(TSR_OP_ADD, in[0], in[1]));
+  const auto& in = inputs_for("a_b_c_2^24", [] {
+    return std::vector{uniform({k2p24}, TSR_FLOAT32), uniform({k2p24}, TSR_FLOAT32), uniform({k2p24}, TSR_FLOAT32)};
+  });
+  for (auto _ : state) OK(tsr_binary_out(TSR_OP_ADD, in[0], in[1], in[2]));
   set_bytes(state, 3 * 4 * k2p24);
 }
 

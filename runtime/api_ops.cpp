@@ -61,6 +61,14 @@ tsr_status tsr_binary_(tsr_op op, tsr_tensor* a, tsr_tensor* b) {
   return guard([&] { binary_inplace(op, require(a, "a"), require(b, "b")); });
 }
 
+tsr_status tsr_binary_out(tsr_op op, tsr_tensor* a, tsr_tensor* b, tsr_tensor* out) {
+  return guard([&] { binary_out(op, require(a, "a"), require(b, "b"), require(out, "out")); });
+}
+
+tsr_status tsr_binary_scalar_out(tsr_op op, tsr_tensor* a, tsr_scalar b, int32_t reversed, tsr_tensor* out) {
+  return guard([&] { binary_scalar_out(op, require(a, "a"), b, reversed != 0, require(out, "out")); });
+}
+
 tsr_status tsr_binary_scalar_(tsr_op op, tsr_tensor* a, tsr_scalar b) {
   return guard([&] { binary_scalar_inplace(op, require(a, "a"), b); });
 }
@@ -70,6 +78,10 @@ tsr_status tsr_unary(tsr_op op, tsr_tensor* a, tsr_tensor** out) {
     require_out(out);
     hand_out(unary(op, require(a, "a")), out);
   });
+}
+
+tsr_status tsr_unary_out(tsr_op op, tsr_tensor* a, tsr_tensor* out) {
+  return guard([&] { unary_out(op, require(a, "a"), require(out, "out")); });
 }
 
 tsr_status tsr_unary_(tsr_op op, tsr_tensor* a) {

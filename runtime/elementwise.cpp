@@ -106,32 +106,81 @@ TensorRef binary_in(int32_t op, const tsr_tensor& a, const tsr_tensor& b, int32_
   return out;
 }
 
-// a = a (op) b in place, b already broadcastable to a.
-void binary_into(int32_t op, const tsr_tensor& a, const tsr_tensor& b, int32_t compute) {
-  check_no_internal_overlap(a);
-  if (!can_cast(compute, a.dtype))
-    fail(TSR_ERR_TYPE, std::string("result type ") + torch_dtype_name(compute) +
-                           " can't be cast to the desired output type " + torch_dtype_name(a.dtype));
-  // b must broadcast to a's shape; a never grows ("output with shape [3] doesn't match ...").
-  const bool same = same_shape(a.layout, b.layout);
-  if (!same) (void)broadcast_to(b.layout, a.layout.ndim, a.layout.shape.data());
-  if (a.layout.numel() == 0) return;
-  if (compute != a.dtype) {
+// Note [Outputs that share memory with inputs]: an op writing into an
+// existing tensor (out=, in place) reads each input element before writing
+// the output element at the same index, so an input that is exactly the
+// output (same storage, offset and strides over out's shape) is safe. An
+// input that shares memory with the output any other way (x[0] into x, a
+// shifted slice) is read from a copy first, as NumPy does; PyTorch refuses
+// such calls, and the copy gives the answer its refusal protects.
+bool exactly_aliases(const tsr_tensor_desc& in, const tsr_tensor_desc& out) {
+  if (in.data != out.data || in.offset != out.offset || in.ndim != out.ndim) return false;
+  for (int32_t i = 0; i < out.ndim; ++i)
+    if (out.shape[i] > 1 && in.strides[i] != out.strides[i]) return false;
+  return true;
+}
+
+bool may_overlap(const tsr_tensor& in, const tsr_tensor& out) {
+  if (in.storage != out.storage) return false;
+  const int64_t in_end = storage_extent(in.layout), out_end = storage_extent(out.layout);
+  return in.layout.offset < out_end && out.layout.offset < in_end;
+}
+
+// The descriptor of input x read as out's shape; x is first copied into
+// `keep` when it shares memory with out other than exactly.
+void input_desc(const tsr_tensor& x, const tsr_tensor& out, TensorRef& keep, tsr_tensor_desc& desc) {
+  fill_desc_broadcast(x, out.layout.ndim, out.layout.shape.data(), desc);
+  if (!may_overlap(x, out)) return;
+  tsr_tensor_desc dout;
+  fill_desc(out, dout);
+  if (exactly_aliases(desc, dout)) return;
+  keep = clone(x);
+  fill_desc_broadcast(*keep, out.layout.ndim, out.layout.shape.data(), desc);
+}
+
+// The checks every op writing into an existing tensor makes: out has no
+// element twice, the result dtype casts to out's, and x broadcasts to out's
+// shape without growing it (NumPy's out= rule; out is never resized).
+void check_output(const tsr_tensor& out, int32_t result_dtype) {
+  check_no_internal_overlap(out);
+  if (!can_cast(result_dtype, out.dtype))
+    fail(TSR_ERR_TYPE, std::string("result type ") + torch_dtype_name(result_dtype) +
+                           " can't be cast to the desired output type " + torch_dtype_name(out.dtype));
+}
+
+void check_broadcasts_to_output(const tsr_tensor& x, const tsr_tensor& out) {
+  if (!same_shape(x.layout, out.layout)) (void)broadcast_to(x.layout, out.layout.ndim, out.layout.shape.data());
+}
+
+// out = a (op) b computed in `compute`; a and b broadcast to out's shape.
+void binary_into(int32_t op, const tsr_tensor& a, const tsr_tensor& b, const tsr_tensor& out, int32_t compute) {
+  const int32_t result_dtype = is_comparison(op) ? TSR_BOOL : compute;
+  check_output(out, result_dtype);
+  check_broadcasts_to_output(a, out);
+  check_broadcasts_to_output(b, out);
+  if (out.layout.numel() == 0) return;
+  if (result_dtype != out.dtype) {  // compute, then cast into out
     TensorRef result = binary_in(op, a, b, compute);
-    copy_into(a, *result);
+    copy_into(out, *result);
     return;
   }
-  TensorRef keep_b;
-  const tsr_tensor* bc = &in_dtype(b, compute, keep_b);
-  if (bc->storage == a.storage) {  // b may alias what a's writes change
-    keep_b = clone(*bc);
-    bc = keep_b.get();
-  }
-  tsr_tensor_desc da, db;
-  fill_desc(a, da);
-  if (same) fill_desc(*bc, db);
-  else fill_desc_broadcast(*bc, a.layout.ndim, a.layout.shape.data(), db);
-  launch(*a.rt, a.device, op, compute, {&da, &db}, da);
+  TensorRef keep_a, keep_b, copy_a, copy_b;
+  tsr_tensor_desc da, db, dout;
+  input_desc(in_dtype(a, compute, keep_a), out, copy_a, da);
+  input_desc(in_dtype(b, compute, keep_b), out, copy_b, db);
+  fill_desc(out, dout);
+  launch(*out.rt, out.device, op, compute, {&da, &db}, dout);
+}
+
+// The dtype a binary op on a and b computes in.
+int32_t binary_compute_dtype(int32_t op, const tsr_tensor& a, const tsr_tensor& b) {
+  // One dtype promotes to itself: skip the promotion tables (compute_dtype's
+  // two special cases aside).
+  if (a.dtype == b.dtype && !(op == TSR_OP_DIV && !tsr_dtype_is_floating(a.dtype)) &&
+      !(op == TSR_OP_SUB && a.dtype == TSR_BOOL))
+    return a.dtype;
+  std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
+  return compute_dtype(op, a.dtype, b.dtype, result_type(ops));
 }
 
 }  // namespace
@@ -139,36 +188,50 @@ void binary_into(int32_t op, const tsr_tensor& a, const tsr_tensor& b, int32_t c
 TensorRef binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b) {
   check_op(op, is_binary(op), "a binary op");
   check_same_device(a, b);
-  // One dtype promotes to itself: skip the promotion tables (compute_dtype's
-  // two special cases aside).
-  if (a.dtype == b.dtype && !(op == TSR_OP_DIV && !tsr_dtype_is_floating(a.dtype)) &&
-      !(op == TSR_OP_SUB && a.dtype == TSR_BOOL))
-    return binary_in(op, a, b, a.dtype);
-  std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
-  return binary_in(op, a, b, compute_dtype(op, a.dtype, b.dtype, result_type(ops)));
+  return binary_in(op, a, b, binary_compute_dtype(op, a, b));
 }
+
+void binary_out(int32_t op, const tsr_tensor& a, const tsr_tensor& b, const tsr_tensor& out) {
+  check_op(op, is_binary(op), "a binary op");
+  check_same_device(a, b);
+  check_same_device(a, out);
+  binary_into(op, a, b, out, binary_compute_dtype(op, a, b));
+}
+
+namespace {
+int32_t scalar_compute_dtype(int32_t op, const tsr_tensor& a, const tsr_scalar& b) {
+  std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
+  return compute_dtype(op, a.dtype, ops[1].dtype, result_type(ops));
+}
+}  // namespace
 
 TensorRef binary_scalar(int32_t op, const tsr_tensor& a, tsr_scalar b, bool reversed) {
   check_op(op, is_binary(op), "a binary op");
-  std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
-  int32_t compute = compute_dtype(op, a.dtype, ops[1].dtype, result_type(ops));
+  const int32_t compute = scalar_compute_dtype(op, a, b);
   TensorRef s = scalar_tensor(*a.rt, b, compute, a.device);
   return reversed ? binary_in(op, *s, a, compute) : binary_in(op, a, *s, compute);
+}
+
+void binary_scalar_out(int32_t op, const tsr_tensor& a, tsr_scalar b, bool reversed, const tsr_tensor& out) {
+  check_op(op, is_binary(op), "a binary op");
+  check_same_device(a, out);
+  const int32_t compute = scalar_compute_dtype(op, a, b);
+  TensorRef s = scalar_tensor(*a.rt, b, compute, a.device);
+  if (reversed) binary_into(op, *s, a, out, compute);
+  else binary_into(op, a, *s, out, compute);
 }
 
 void binary_inplace(int32_t op, const tsr_tensor& a, const tsr_tensor& b) {
   check_op(op, is_binary(op) && !is_comparison(op), "an in-place arithmetic op");
   check_same_device(a, b);
-  std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
-  binary_into(op, a, b, compute_dtype(op, a.dtype, b.dtype, result_type(ops)));
+  binary_into(op, a, b, a, binary_compute_dtype(op, a, b));
 }
 
 void binary_scalar_inplace(int32_t op, const tsr_tensor& a, tsr_scalar b) {
   check_op(op, is_binary(op) && !is_comparison(op), "an in-place arithmetic op");
-  std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
-  int32_t compute = compute_dtype(op, a.dtype, ops[1].dtype, result_type(ops));
+  const int32_t compute = scalar_compute_dtype(op, a, b);
   TensorRef s = scalar_tensor(*a.rt, b, compute, a.device);
-  binary_into(op, a, *s, compute);
+  binary_into(op, a, *s, a, compute);
 }
 
 namespace {
@@ -198,18 +261,26 @@ TensorRef unary(int32_t op, const tsr_tensor& a) {
   return out;
 }
 
-void unary_inplace(int32_t op, const tsr_tensor& a) {
+void unary_out(int32_t op, const tsr_tensor& a, const tsr_tensor& out) {
   check_op(op, is_unary(op), "a unary op");
-  check_no_internal_overlap(a);
-  int32_t compute = unary_compute_dtype(op, a.dtype);
-  if (compute != a.dtype)
-    fail(TSR_ERR_TYPE, std::string("result type ") + torch_dtype_name(compute) +
-                           " can't be cast to the desired output type " + torch_dtype_name(a.dtype));
-  if (a.layout.numel() == 0) return;
-  tsr_tensor_desc d;
-  fill_desc(a, d);
-  launch(*a.rt, a.device, op, compute, {&d}, d);
+  check_same_device(a, out);
+  const int32_t compute = unary_compute_dtype(op, a.dtype);
+  check_output(out, compute);
+  check_broadcasts_to_output(a, out);
+  if (out.layout.numel() == 0) return;
+  if (compute != out.dtype) {  // compute, then cast into out
+    TensorRef result = unary(op, a);
+    copy_into(out, *result);
+    return;
+  }
+  TensorRef keep, copy;
+  tsr_tensor_desc din, dout;
+  input_desc(in_dtype(a, compute, keep), out, copy, din);
+  fill_desc(out, dout);
+  launch(*out.rt, out.device, op, compute, {&din}, dout);
 }
+
+void unary_inplace(int32_t op, const tsr_tensor& a) { unary_out(op, a, a); }
 
 TensorRef where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b) {
   check_same_device(cond, a);

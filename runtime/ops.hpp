@@ -58,9 +58,13 @@ void read_to_host(const tsr_tensor& t, void* dst, size_t nbytes);
 // ---- elementwise (elementwise.cpp) -----------------------------------------
 TensorRef binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b);
 TensorRef binary_scalar(int32_t op, const tsr_tensor& a, tsr_scalar b, bool reversed);
+// out = a (op) b into an existing tensor; a and b broadcast to out's shape.
+void binary_out(int32_t op, const tsr_tensor& a, const tsr_tensor& b, const tsr_tensor& out);
+void binary_scalar_out(int32_t op, const tsr_tensor& a, tsr_scalar b, bool reversed, const tsr_tensor& out);
 void binary_inplace(int32_t op, const tsr_tensor& a, const tsr_tensor& b);
 void binary_scalar_inplace(int32_t op, const tsr_tensor& a, tsr_scalar b);
 TensorRef unary(int32_t op, const tsr_tensor& a);
+void unary_out(int32_t op, const tsr_tensor& a, const tsr_tensor& out);
 void unary_inplace(int32_t op, const tsr_tensor& a);
 TensorRef where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b);
 

@@ -1,8 +1,10 @@
 // Elementwise ops through the public C API against a float64 reference:
 // binary ADD..GE, unary NEG..TANH and WHERE on every dtype, on contiguous,
 // transposed, step-sliced, expanded, 0-d and empty inputs, with broadcasting,
-// PyTorch's type promotion, Python scalars and the in-place forms.
+// PyTorch's type promotion, Python scalars, the in-place forms and the out=
+// forms (tsr_binary_out, tsr_binary_scalar_out, tsr_unary_out).
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "ops_common.hpp"
@@ -439,4 +441,233 @@ TEST_CASE("in-place unary ops write through views") {
         check_inplace(a, want, [&] { return tsr_unary_(op, a.view.get()); },
                       [&] { return unary_reference(op, va, d); });
       }
+}
+
+// ---- out= forms: into an existing tensor ---------------------------------------
+
+namespace {
+// The outcome of writing `a (op) b` (promoting to `common`) into an output of dtype `out`.
+Outcome into_outcome(Outcome o, tsr_dtype out) {
+  if (o.kind == Outcome::Error) return o;
+  if (!can_cast(o.dtype, out))
+    return error_of(TSR_ERR_TYPE, "result type " + torch_name(o.dtype) + " can't be cast to the desired output type " +
+                                      torch_name(out));
+  o.dtype = out;
+  return o;
+}
+
+// `out` viewed over a base filled with sentinels 77 (which stay where the view does not reach).
+Input make_output(const Shape& shape, tsr_dtype dtype, Layout layout) {
+  Input o = make_input(shape, dtype, layout, Values::General, 99);
+  REQUIRE(tsr_fill_(o.base.get(), dtype == TSR_BOOL ? bool_scalar(true) : int_scalar(77)) == TSR_OK);
+  return o;
+}
+}  // namespace
+
+TEST_CASE("out= binary ops write into an existing tensor through views") {
+  for (tsr_op op : kBinaryOps)
+    for (tsr_dtype d : kDtypes)
+      for (Layout lo : kWritable)
+        for (Layout la : kLayouts) {
+          Layout lb = kLayouts[(static_cast<size_t>(la) + 1) % kLayouts.size()];
+          INFO("out= " << context(op, d, la, lb) << " out=" << layout_name(lo));
+          Input a = make_input({3, 4}, d, la, Values::General, 31);
+          Input b = make_input({3, 4}, d, lb, operand_values(op), 32);
+          Outcome o = binary_outcome(op, d, d, d);
+          Input out = make_output({3, 4}, o.kind == Outcome::Error ? d : o.dtype, lo);
+          std::vector<double> va = values(a.view), vb = values(b.view);
+          check_inplace(out, into_outcome(o, out.view.dtype()),
+                        [&] { return tsr_binary_out(op, a.view.get(), b.view.get(), out.view.get()); },
+                        [&] { return binary_reference(op, va, {3, 4}, vb, {3, 4}, compute_of(op, d), {3, 4}); });
+        }
+}
+
+TEST_CASE("out= binary ops broadcast to the output and cast into its dtype") {
+  struct Case {
+    tsr_op op;
+    tsr_dtype a;
+    Shape sa;
+    tsr_dtype b;
+    Shape sb;
+    tsr_dtype out;
+    Shape so;
+  };
+  const Case cases[] = {
+      {TSR_OP_ADD, TSR_FLOAT32, {4}, TSR_FLOAT32, {3, 1}, TSR_FLOAT32, {3, 4}},
+      {TSR_OP_ADD, TSR_FLOAT32, {4}, TSR_FLOAT32, {4}, TSR_FLOAT32, {3, 4}},   // NumPy: inputs stretch to out
+      {TSR_OP_MUL, TSR_INT32, {3, 4}, TSR_INT32, {}, TSR_FLOAT64, {3, 4}},     // int32 result cast to float64
+      {TSR_OP_DIV, TSR_INT64, {3, 4}, TSR_INT64, {4}, TSR_FLOAT64, {3, 4}},    // float32 result into float64
+      {TSR_OP_SUB, TSR_INT8, {3, 4}, TSR_UINT8, {3, 4}, TSR_INT64, {3, 4}},    // int16 into int64
+      {TSR_OP_LT, TSR_FLOAT32, {3, 4}, TSR_INT64, {4}, TSR_FLOAT32, {3, 4}},   // bool into float32
+      {TSR_OP_EQ, TSR_INT32, {3, 1}, TSR_INT32, {4}, TSR_INT8, {3, 4}},        // bool into int8
+      {TSR_OP_ADD, TSR_FLOAT32, {3, 4}, TSR_FLOAT32, {3, 4}, TSR_INT32, {3, 4}},  // float into int: refused
+      {TSR_OP_ADD, TSR_INT64, {3, 4}, TSR_INT64, {3, 4}, TSR_BOOL, {3, 4}},       // int into bool: refused
+      {TSR_OP_ADD, TSR_FLOAT64, {3, 4}, TSR_FLOAT32, {3, 4}, TSR_FLOAT16, {3, 4}},  // narrowing a float is allowed
+      {TSR_OP_MAXIMUM, TSR_BFLOAT16, {3, 4}, TSR_FLOAT32, {}, TSR_BFLOAT16, {3, 4}},
+      {TSR_OP_ADD, TSR_FLOAT32, {0, 4}, TSR_FLOAT32, {4}, TSR_FLOAT32, {0, 4}},  // empty: nothing written
+  };
+  for (const Case& c : cases)
+    for (Layout lo : kWritable) {
+      INFO(tsr_op_name(c.op) << " " << tsr_dtype_name(c.a) << shape_str(c.sa) << " with " << tsr_dtype_name(c.b)
+                             << shape_str(c.sb) << " into " << tsr_dtype_name(c.out) << shape_str(c.so) << " "
+                             << layout_name(lo));
+      Input a = make_input(c.sa, c.a, Layout::Transposed, Values::General, 33);
+      Input b = make_input(c.sb, c.b, Layout::Sliced, operand_values(c.op), 34);
+      Input out = make_output(c.so, c.out, lo);
+      std::vector<double> va = values(a.view), vb = values(b.view);
+      const tsr_dtype common = promote(c.a, c.b);
+      check_inplace(out, into_outcome(binary_outcome(c.op, c.a, c.b, common), c.out),
+                    [&] { return tsr_binary_out(c.op, a.view.get(), b.view.get(), out.view.get()); },
+                    [&] { return binary_reference(c.op, va, c.sa, vb, c.sb, compute_of(c.op, common), c.so); });
+    }
+}
+
+TEST_CASE("out= binary ops with a scalar on either side") {
+  const tsr_scalar scalars[] = {int_scalar(3), float_scalar(-1.5), bool_scalar(true)};
+  const tsr_op ops_[] = {TSR_OP_SUB, TSR_OP_DIV, TSR_OP_POW, TSR_OP_GT};
+  for (tsr_op op : ops_)
+    for (tsr_dtype d : kDtypes)
+      for (const tsr_scalar& s : scalars)
+        for (int reversed = 0; reversed < 2; ++reversed) {
+          INFO(tsr_op_name(op) << " " << tsr_dtype_name(d) << " scalar " << scalar_value(s) << " kind " << s.kind
+                               << " reversed " << reversed);
+          Input a = make_input({3, 4}, d, Layout::Transposed, operand_values(op), 35);
+          std::vector<double> va = values(a.view);
+          const tsr_dtype common = scalar_common(d, s);
+          Outcome o = reversed ? binary_outcome(op, scalar_dtype(s), d, common) : binary_outcome(op, d, scalar_dtype(s), common);
+          // Into float64: every result here casts to it (bool and integers included).
+          Input out = make_output({3, 4}, TSR_FLOAT64, Layout::Sliced);
+          check_inplace(out, into_outcome(o, TSR_FLOAT64),
+                        [&] { return tsr_binary_scalar_out(op, a.view.get(), s, reversed, out.view.get()); },
+                        [&] {
+                          std::vector<double> sv{scalar_value(s)};
+                          return reversed ? binary_reference(op, sv, {}, va, {3, 4}, compute_of(op, common), {3, 4})
+                                          : binary_reference(op, va, {3, 4}, sv, {}, compute_of(op, common), {3, 4});
+                        });
+        }
+}
+
+TEST_CASE("out= unary ops write into an existing tensor") {
+  const tsr_dtype outs[] = {TSR_FLOAT64, TSR_FLOAT32, TSR_INT64};
+  for (tsr_op op : kUnaryOps)
+    for (tsr_dtype d : kDtypes)
+      for (tsr_dtype od : outs)
+        for (Layout lo : kWritable) {
+          INFO(tsr_op_name(op) << " " << tsr_dtype_name(d) << " into " << tsr_dtype_name(od) << " "
+                               << layout_name(lo));
+          Input a = make_input({3, 4}, d, Layout::Expanded, Values::General, 36);
+          std::vector<double> va = values(a.view);
+          Outcome o = unary_outcome(op, d);
+          Input out = make_output({3, 4}, od, lo);
+          check_inplace(out, into_outcome(o, od), [&] { return tsr_unary_out(op, a.view.get(), out.view.get()); },
+                        [&] { return unary_reference(op, va, o.dtype); });
+        }
+}
+
+TEST_CASE("out= outputs that share memory with the inputs") {
+  const Shape s34{3, 4};
+  std::vector<double> x0(12);
+  for (size_t i = 0; i < x0.size(); ++i) x0[i] = static_cast<double>(i) - 4.0;
+  auto fresh = [&] { return from_values(x0, s34, TSR_FLOAT32); };
+  auto at = [&](int64_t r, int64_t c) { return x0[static_cast<size_t>(r * 4 + c)]; };
+  SECTION("out is an input exactly: the in-place result") {
+    Tensor x = fresh();
+    REQUIRE(tsr_binary_out(TSR_OP_MUL, x.get(), x.get(), x.get()) == TSR_OK);
+    std::vector<double> want(12);
+    for (size_t i = 0; i < 12; ++i) want[i] = x0[i] * x0[i];
+    CHECK(mismatch(x, s34, TSR_FLOAT32, want) == "");
+    Tensor y = fresh();
+    REQUIRE(tsr_unary_out(TSR_OP_NEG, y.get(), y.get()) == TSR_OK);
+    for (size_t i = 0; i < 12; ++i) want[i] = -x0[i];
+    CHECK(mismatch(y, s34, TSR_FLOAT32, want) == "");
+  }
+  SECTION("the C++ wrapper's assign is the out= form") {
+    Tensor x = fresh(), z = from_values(std::vector<double>(12, 0.0), s34, TSR_FLOAT64);
+    z.assign(TSR_OP_SUB, x, x.select(0, 2)).assign(TSR_OP_ABS, z);
+    std::vector<double> want(12);
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t c = 0; c < 4; ++c) want[static_cast<size_t>(r * 4 + c)] = std::fabs(at(r, c) - at(2, c));
+    CHECK(mismatch(z, s34, TSR_FLOAT64, want) == "");
+  }
+  SECTION("a row of out broadcast over out reads the row as it was") {
+    Tensor x = fresh();
+    Tensor row = x.select(0, 1);  // overwritten by the second row of the result
+    REQUIRE(tsr_binary_out(TSR_OP_ADD, x.get(), row.get(), x.get()) == TSR_OK);
+    std::vector<double> want(12);
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t c = 0; c < 4; ++c) want[static_cast<size_t>(r * 4 + c)] = at(r, c) + at(1, c);
+    CHECK(mismatch(x, s34, TSR_FLOAT32, want) == "");
+  }
+  SECTION("shifted windows of one storage: as if every input were read first") {
+    Tensor x = fresh();
+    Tensor src = x.slice(1, 0, 3), dst = x.slice(1, 1, 4);  // out[:, j] = x[:, j-1] * 2 + 0 via (src + src)
+    REQUIRE(tsr_binary_out(TSR_OP_ADD, src.get(), src.get(), dst.get()) == TSR_OK);
+    std::vector<double> want = x0;
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t c = 1; c < 4; ++c) want[static_cast<size_t>(r * 4 + c)] = 2 * at(r, c - 1);
+    CHECK(mismatch(x, s34, TSR_FLOAT32, want) == "");
+    Tensor y = fresh();
+    Tensor ysrc = y.slice(1, 0, 3), ydst = y.slice(1, 1, 4);
+    REQUIRE(tsr_unary_out(TSR_OP_NEG, ysrc.get(), ydst.get()) == TSR_OK);
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t c = 1; c < 4; ++c) want[static_cast<size_t>(r * 4 + c)] = -at(r, c - 1);
+    CHECK(mismatch(y, s34, TSR_FLOAT32, want) == "");
+  }
+  SECTION("the transpose of out is read from a copy") {
+    std::vector<double> sq(16);
+    for (size_t i = 0; i < 16; ++i) sq[i] = static_cast<double>(i);
+    Tensor m = from_values(sq, {4, 4}, TSR_FLOAT64);
+    Tensor mt = m.transpose(0, 1);
+    REQUIRE(tsr_binary_out(TSR_OP_SUB, m.get(), mt.get(), m.get()) == TSR_OK);
+    std::vector<double> want(16);
+    for (size_t r = 0; r < 4; ++r)
+      for (size_t c = 0; c < 4; ++c) want[r * 4 + c] = sq[r * 4 + c] - sq[c * 4 + r];
+    CHECK(mismatch(m, {4, 4}, TSR_FLOAT64, want) == "");
+  }
+}
+
+TEST_CASE("out= errors name what is wrong and write nothing") {
+  Tensor f34 = make_input({3, 4}, TSR_FLOAT32, Layout::Contiguous).view;
+  Tensor f4 = make_input({4}, TSR_FLOAT32, Layout::Contiguous).view;
+  struct Case {
+    const char* name;
+    Input out;
+    std::function<tsr_status(const Tensor&)> call;
+    tsr_status status;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"out smaller than the broadcast shape", make_output({4}, TSR_FLOAT32, Layout::Sliced),
+       [&](const Tensor& o) { return tsr_binary_out(TSR_OP_ADD, f34.get(), f4.get(), o.get()); }, TSR_ERR_SHAPE,
+       "output with shape [4] doesn't match the broadcast shape [3, 4]"},
+      {"out of another shape", make_output({4, 3}, TSR_FLOAT32, Layout::Contiguous),
+       [&](const Tensor& o) { return tsr_binary_out(TSR_OP_ADD, f34.get(), f34.get(), o.get()); }, TSR_ERR_SHAPE,
+       "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"},
+      {"unary into another shape", make_output({2, 4}, TSR_FLOAT32, Layout::Contiguous),
+       [&](const Tensor& o) { return tsr_unary_out(TSR_OP_EXP, f34.get(), o.get()); }, TSR_ERR_SHAPE,
+       "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"},
+      {"expanded out", make_output({3, 4}, TSR_FLOAT32, Layout::Expanded),
+       [&](const Tensor& o) { return tsr_binary_out(TSR_OP_ADD, f34.get(), f34.get(), o.get()); },
+       TSR_ERR_INVALID_ARGUMENT, "more than one element of the written-to tensor refers to a single memory location"},
+      {"float result into int64", make_output({3, 4}, TSR_INT64, Layout::Transposed),
+       [&](const Tensor& o) { return tsr_unary_out(TSR_OP_SIGMOID, f34.get(), o.get()); }, TSR_ERR_TYPE,
+       "result type Float can't be cast to the desired output type Long"},
+      {"NULL out", make_output({3, 4}, TSR_FLOAT32, Layout::Contiguous),
+       [&](const Tensor&) { return tsr_binary_out(TSR_OP_ADD, f34.get(), f34.get(), nullptr); },
+       TSR_ERR_INVALID_ARGUMENT, "out"},
+      {"NULL a", make_output({3, 4}, TSR_FLOAT32, Layout::Contiguous),
+       [&](const Tensor& o) { return tsr_unary_out(TSR_OP_RELU, nullptr, o.get()); }, TSR_ERR_INVALID_ARGUMENT, "a"},
+      {"not a binary op", make_output({3, 4}, TSR_FLOAT32, Layout::Contiguous),
+       [&](const Tensor& o) { return tsr_binary_out(TSR_OP_RELU, f34.get(), f34.get(), o.get()); },
+       TSR_ERR_INVALID_ARGUMENT, "relu is not a binary op"},
+      {"bool - bool", make_output({3, 4}, TSR_BOOL, Layout::Contiguous),
+       [&](const Tensor& o) { return tsr_binary_scalar_out(TSR_OP_SUB, o.get(), bool_scalar(true), 0, o.get()); },
+       TSR_ERR_TYPE, "Subtraction, the `-` operator, with two bool tensors is not supported."},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    check_inplace(c.out, error_of(c.status, c.message), [&] { return c.call(c.out.view); }, [] {
+      return std::vector<double>{};
+    });
+  }
 }

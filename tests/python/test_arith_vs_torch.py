@@ -20,6 +20,8 @@ OPS = {
     "maximum": lambda lib: lib.maximum, "minimum": lambda lib: lib.minimum,
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
 }
+NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div", "maximum": "maximum", "minimum": "minimum",
+         "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 INPLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv}
 # Result tolerances by dtype: one rounding of the result apart at most.
 TOL = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 2e-6, "float64": 1e-12}
@@ -114,7 +116,8 @@ def _case(seed):
     sa, sb = _broadcast_pair(rng)
     va, vb = _values(rng, sa, da), _values(rng, sb, db)
     strided = rng.random() < 0.3
-    form = rng.choice(["tt", "tt", "ts", "st", "inplace", "inplace_s"])
+    form = rng.choice(["tt", "tt", "ts", "st", "inplace", "inplace_s", "out", "out_s"])
+    dout = rng.choice(DTYPES)
     a_o, a_t = _make(tessera, va, da, strided), _make(torch, va, da, strided)
     b_o, b_t = _make(tessera, vb, db, strided), _make(torch, vb, db, strided)
     s = _scalar(rng)
@@ -127,6 +130,8 @@ def _case(seed):
         if op in ("maximum", "minimum"):
             return "skipped"  # torch.maximum takes tensors only
         return _run(lambda: call(tessera, s, a_o), lambda: call(torch, s, a_t), where)
+    if form in ("out", "out_s"):
+        return _out_case(op, a_o, a_t, (b_o, b_t) if form == "out" else (s, s), dout, where + " out " + dout)
     if op not in INPLACE:
         return "skipped"
     ifn = INPLACE[op]
@@ -134,6 +139,27 @@ def _case(seed):
     result = _run(lambda: ifn(a_o, other_o), lambda: ifn(a_t, other_t), where)
     if result == "ok":
         _compare(a_o, a_t, where + " (the in-place target)")
+    return result
+
+
+def _out_case(op, a_o, a_t, other, dout, where):
+    """torch.<op>(a, other, out=c) with c of the broadcast shape, of any dtype."""
+    b_o, b_t = other
+    if op in ("maximum", "minimum") and not isinstance(b_t, torch.Tensor):
+        return "skipped"  # torch.maximum takes tensors only
+    try:
+        shape = torch.broadcast_shapes(a_t.shape, b_t.shape if isinstance(b_t, torch.Tensor) else ())
+    except RuntimeError:
+        shape = a_t.shape  # the call must fail on both sides
+    c_o = tessera.full(tuple(shape), 7, dtype=getattr(tessera, dout))
+    c_t = torch.full(tuple(shape), 7, dtype=getattr(torch, dout))
+    name = NAMES[op]
+    result = _run(lambda: getattr(tessera, name)(a_o, b_o, out=c_o), lambda: getattr(torch, name)(a_t, b_t, out=c_t),
+                  where)
+    if result == "ok":
+        _compare(c_o, c_t, where + " (the out= target)")
+    else:
+        _compare(c_o, torch.full(tuple(shape), 7, dtype=getattr(torch, dout)), where + " (untouched after an error)")
     return result
 
 
@@ -149,6 +175,34 @@ def test_cases_cover_promotion_and_errors():
         rng.choice(sorted(OPS))
         outcomes.setdefault("dtypes", set()).add((rng.choice(DTYPES), rng.choice(DTYPES)))
     assert len(outcomes["dtypes"]) > 80  # most of the 100 dtype pairs
+
+
+def test_out_forms_follow_numpy_where_torch_would_resize():
+    """out= never resizes: inputs broadcast to out's shape, as NumPy's out= does."""
+    a, b = np.arange(3, dtype=np.float32), np.full(3, 0.5, dtype=np.float32)
+    c = np.zeros((2, 3), dtype=np.float64)
+    np.add(a, b, out=c)
+    c_o = tessera.zeros(2, 3, dtype=tessera.float64)
+    assert tessera.add(tessera.tensor(a), tessera.tensor(b), out=c_o) is c_o
+    np.testing.assert_array_equal(c_o.numpy(), c)
+    np.exp(a, out=c)
+    tessera.exp(tessera.tensor(a), out=c_o)
+    np.testing.assert_allclose(c_o.numpy(), c, rtol=1e-6)
+    with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
+        tessera.add(tessera.zeros(2, 3), 1.0, out=tessera.zeros(3))
+    # Aliasing: out is a view of an input shifted by one column; NumPy gives the as-if-copied result.
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x_o = tessera.tensor(x)
+    np.multiply(x[:, :3], 2, out=x[:, 1:])
+    tessera.mul(x_o[:, :3], 2, out=x_o[:, 1:])
+    np.testing.assert_array_equal(x_o.numpy(), x)
+    y = np.arange(6.0).reshape(2, 3)
+    y_o = tessera.tensor(y)
+    np.subtract(10.0, y, out=y)
+    tessera.sub(10.0, y_o, out=y_o)
+    np.testing.assert_array_equal(y_o.numpy(), y)
+    with pytest.raises(TypeError, match="out"):
+        tessera.add(x_o, x_o, out=3)
 
 
 def test_zero_dim_tensors_promote_by_category():

@@ -270,6 +270,20 @@ TSR_API tsr_status tsr_binary_scalar_(tsr_op op, tsr_tensor* a, tsr_scalar b);
 /* Unary ops (NEG .. TANH). Integer inputs to exp/log/sqrt/sigmoid/tanh give float32. */
 TSR_API tsr_status tsr_unary(tsr_op op, tsr_tensor* a, tsr_tensor** out);
 TSR_API tsr_status tsr_unary_(tsr_op op, tsr_tensor* a);
+/* Into an existing tensor (ABI 1.2): out = a (op) b and out = op(a), as
+ * PyTorch's and NumPy's out= forms. The inputs broadcast to out's shape, which
+ * never changes (NumPy's rule: an output smaller than the broadcast shape is
+ * an error); the result must be castable to out's dtype (comparisons give bool,
+ * which casts to any dtype); all tensors on one device; out may not hold one
+ * element twice (an expanded view). `out` is borrowed: it stays the caller's
+ * reference, and its elements are written through to its storage. out may be
+ * an input exactly; an input that shares memory with out in any other way is
+ * read from a copy taken first, so the result is as if every input were read
+ * before out is written. */
+TSR_API tsr_status tsr_binary_out(tsr_op op, tsr_tensor* a, tsr_tensor* b, tsr_tensor* out);
+TSR_API tsr_status tsr_binary_scalar_out(tsr_op op, tsr_tensor* a, tsr_scalar b, int32_t reversed,
+                                         tsr_tensor* out);
+TSR_API tsr_status tsr_unary_out(tsr_op op, tsr_tensor* a, tsr_tensor* out);
 TSR_API tsr_status tsr_where(tsr_tensor* cond, tsr_tensor* a, tsr_tensor* b, tsr_tensor** out);
 /* Reductions SUM, MEAN, MAX, MIN, ARGMAX over `dims` (num_dims 0 or dims
  * NULL: all dims). ARGMAX accepts at most one dim. */

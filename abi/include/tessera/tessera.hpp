@@ -237,6 +237,9 @@ class Tensor {
   Tensor& inplace(tsr_op op, const Tensor& b) { check(tsr_binary_(op, t_, b.t_)); return *this; }
   Tensor& inplace(tsr_op op, Scalar b) { check(tsr_binary_scalar_(op, t_, b.value)); return *this; }
   Tensor& fill_(Scalar v) { check(tsr_fill_(t_, v.value)); return *this; }
+  // Into this existing tensor (out=): *this = a (op) b, *this = op(a).
+  Tensor& assign(tsr_op op, const Tensor& a, const Tensor& b) { check(tsr_binary_out(op, a.t_, b.t_, t_)); return *this; }
+  Tensor& assign(tsr_op op, const Tensor& a) { check(tsr_unary_out(op, a.t_, t_)); return *this; }
   Tensor& copy_(const Tensor& src) { check(tsr_copy_(t_, src.t_)); return *this; }
 
   // ---- reading ----

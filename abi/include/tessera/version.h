@@ -25,6 +25,8 @@
  *   1.1  tsr_device_iface.memory_stats (optional slot, appended);
  *        tsr_empty_cache, tsr_get_memory_stats and struct tsr_memory_stats in the
  *        public API.
+ *   1.2  tsr_binary_out, tsr_binary_scalar_out and tsr_unary_out in the
+ *        public API (the plugin ABI is unchanged: a 1.1 plugin is a 1.2 one).
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H
@@ -32,7 +34,7 @@
 #include <stdint.h>
 
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 1
+#define TSR_ABI_VERSION_MINOR 2
 
 /* Packs (major, minor) into one uint32_t: major in the high 16 bits. */
 #define TSR_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))

@@ -18,7 +18,7 @@ from ._types import as_device as _as_device
 from ._types import (DTYPES as _DTYPES, Size, bfloat16, device, dtype, finfo, float16, float32, float64,
                      int8, int16, int32, int64, promote_types, uint8)
 from ._types import bool_ as bool  # noqa: A001  (tessera.bool, as torch.bool)
-from ._tensor import Tensor, _binop, _rbinop, _tensor_only, _unop, scalar as _scalar
+from ._tensor import Tensor, _binop, _binop_out, _rbinop, _tensor_only, _unop, _unop_out, scalar as _scalar
 from ._creation import (arange, as_tensor, empty, empty_like, full, full_like, linspace, manual_seed, ones,
                         ones_like, rand, rand_like, randn, randn_like, tensor, zeros, zeros_like)
 from ._numpy import from_numpy
@@ -72,15 +72,24 @@ def abi_version():
 # ---- functions over tensors and numbers -------------------------------------------
 
 
+def _out_arg(name, out):
+    if not isinstance(out, Tensor):
+        raise TypeError("%s(): argument 'out' must be Tensor, not %s" % (name, type(out).__name__))
+    return out
+
+
 def _op2(name, op):
-    def fn(input, other):
+    def fn(input, other, *, out=None):
+        if out is not None:
+            return _binop_out(op, input, other, _out_arg(name, out))
         if isinstance(input, Tensor):
             return _binop(op, input, other)
         if isinstance(other, Tensor):
             return _rbinop(op, other, input)
         raise TypeError("%s(): argument 'input' must be Tensor, not %s" % (name, type(input).__name__))
     fn.__name__ = name
-    fn.__doc__ = "PyTorch's torch.%s with broadcasting and type promotion." % name
+    fn.__doc__ = ("PyTorch's torch.%s with broadcasting and type promotion; out= writes into an existing "
+                  "tensor, to whose shape the inputs broadcast (NumPy's rule: out is never resized)." % name)
     return fn
 
 
@@ -90,12 +99,14 @@ mul = multiply = _op2("mul", _lib.OP["mul"])
 div = divide = true_divide = _op2("div", _lib.OP["div"])
 
 
-def maximum(input, other):
-    return _tensor_arg("maximum", input).maximum(_tensor_only("maximum", other, 2))
+def maximum(input, other, *, out=None):
+    a, b = _tensor_arg("maximum", input), _tensor_only("maximum", other, 2)
+    return a.maximum(b) if out is None else _binop_out(_lib.OP["maximum"], a, b, _out_arg("maximum", out))
 
 
-def minimum(input, other):
-    return _tensor_arg("minimum", input).minimum(_tensor_only("minimum", other, 2))
+def minimum(input, other, *, out=None):
+    a, b = _tensor_arg("minimum", input), _tensor_only("minimum", other, 2)
+    return a.minimum(b) if out is None else _binop_out(_lib.OP["minimum"], a, b, _out_arg("minimum", out))
 
 
 pow = _op2("pow", _lib.OP["pow"])  # noqa: A001
@@ -116,7 +127,9 @@ def _tensor_arg(name, x):
 def _op1(name):
     code = _lib.OP[name]
 
-    def fn(input):
+    def fn(input, *, out=None):
+        if out is not None:
+            return _unop_out(code, _tensor_arg(name, input), _out_arg(name, out))
         return _unop(code, _tensor_arg(name, input))
     fn.__name__ = name
     return fn

@@ -199,6 +199,34 @@ def _inplace(op, a, b):
     return a
 
 
+def _binop_out(op, a, b, out):
+    """out = a (op) b into an existing tensor (a or b may be a number)."""
+    if type(a) is not Tensor and type(b) is not Tensor:
+        raise TypeError("argument 'input' must be Tensor, not %s" % type(a).__name__)
+    reversed_ = type(a) is not Tensor  # the number or array is on the left
+    t, other = (b, a) if reversed_ else (a, b)
+    if type(other) is Tensor:
+        st = C.binary_out(op, a._h, b._h, out._h)
+    elif scalar(other) is not None:
+        st = C.binary_scalar_out(op, t._h, scalar(other), int(reversed_), out._h)
+    else:
+        operand = as_tensor_operand(other, t)
+        if operand is None:
+            raise TypeError("unsupported operand for an op with out=: %s" % type(other).__name__)
+        other = operand
+        st = C.binary_out(op, other._h, t._h, out._h) if reversed_ else C.binary_out(op, t._h, other._h, out._h)
+    if st:
+        raise error(st)
+    return out
+
+
+def _unop_out(op, a, out):
+    st = C.unary_out(op, a._h, out._h)
+    if st:
+        raise error(st)
+    return out
+
+
 def _tensor_only(name, x, position):
     """PyTorch's ops that take tensors only (maximum, minimum) refuse numbers."""
     if not isinstance(x, Tensor):
