@@ -1,6 +1,6 @@
 // Creation kernels whose values depend on the element's position: ARANGE,
 // LINSPACE (PyTorch's CPU arithmetic), RAND_UNIFORM and RAND_NORMAL (Note
-// [Counter-based random numbers] in philox.hpp). Positions are row-major
+// [Counter-based random numbers] in backends/common/philox.hpp). Positions are row-major
 // indices, so any output layout gets the same values.
 #include <type_traits>
 
@@ -69,11 +69,11 @@ template <int Op, int D> struct RandKernel {
     const double s0 = scalar_as_double(a.scalars[0]), s1 = scalar_as_double(a.scalars[1]);
     if constexpr (Op == TSR_OP_RAND_UNIFORM) {
       generate<S>(ctx, *a.output, [=](int64_t i) {
-        return convert<S>(philox_uniform(D, seed, offset + static_cast<uint64_t>(i), s0, s1));
+        return convert<S>(backend::philox_uniform(D, seed, offset + static_cast<uint64_t>(i), s0, s1));
       });
     } else {
       generate<S>(ctx, *a.output, [=](int64_t i) {
-        return convert<S>(philox_normal(seed, offset + static_cast<uint64_t>(i), s0, s1));
+        return convert<S>(backend::philox_normal(seed, offset + static_cast<uint64_t>(i), s0, s1));
       });
     }
   }

@@ -1,7 +1,4 @@
 // The kernel table and the argument checks shared by all kernels.
-#include <cmath>
-#include <limits>
-
 #include "kernels.hpp"
 
 namespace tessera::cpu_tbb {
@@ -64,30 +61,6 @@ void check_args(const tsr_kernel_args& a, int dtype, int num_inputs, int num_sca
             (num_params == 0 || a.params != nullptr) && desc_ok(a.output);
   for (int i = 0; ok && i < num_inputs; ++i) ok = desc_ok(a.inputs[i]);
   if (!ok) explain_bad_args(a, dtype, num_inputs, num_scalars, num_params);
-}
-
-void check_dtype(const tsr_kernel_args& a, int key, const tsr_tensor_desc& d, int dtype, const char* what) {
-  if (d.dtype != dtype)
-    fail(TSR_ERR_TYPE, where(a, key) + what + " is " + tsr_dtype_name(d.dtype) + ", expected " + tsr_dtype_name(dtype));
-}
-
-void check_same_shape(const tsr_kernel_args& a, int key, const tsr_tensor_desc& in, const char* what) {
-  const tsr_tensor_desc& out = *a.output;
-  bool same = in.ndim == out.ndim;
-  for (int i = 0; same && i < out.ndim; ++i) same = in.shape[i] == out.shape[i];
-  if (!same) fail(TSR_ERR_SHAPE, where(a, key) + what + " does not have the output's shape");
-}
-
-double scalar_as_double(const tsr_scalar& s) {
-  return s.kind == TSR_SCALAR_FLOAT ? s.f : static_cast<double>(s.i);
-}
-
-int64_t scalar_as_int(const tsr_scalar& s) {
-  if (s.kind != TSR_SCALAR_FLOAT) return s.i;
-  if (std::isnan(s.f)) return 0;
-  if (s.f >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
-  if (s.f <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(s.f);
 }
 
 const tsr_kernel_table& kernel_table() {

@@ -12,6 +12,7 @@
 #include <tbb/parallel_for.h>
 
 #include "kernels.hpp"
+#include "options_reader.hpp"
 #include "tessera/plugin.h"
 
 namespace tessera::cpu_tbb {
@@ -21,107 +22,23 @@ namespace {
 constexpr const char* kPluginVersion = "0.1.0";
 
 // ---- options ------------------------------------------------------------------
-// The options are a small JSON object; "threads" and "cache_mb" are read. A
-// tiny scanner keeps the plugin free of a JSON library: it walks the
-// top-level members and skips the values it does not need.
+// The options are a small JSON object; "threads" and "cache_mb" are read
+// (Note [Plugin options without a JSON library] in backends/common/options_reader.hpp).
 struct Options {
   int threads = 0;        // 0: all cores
   int64_t cache_mb = -1;  // the allocator's cache limit; -1: the default
 };
 
-class OptionsScanner {
- public:
-  explicit OptionsScanner(const char* text) : s_(text != nullptr ? text : "{}") {}
-
-  Options options() {
-    Options o;
-    skip_space();
-    expect('{');
-    skip_space();
-    if (peek() == '}') return o;
-    for (;;) {
-      skip_space();
-      const std::string key = string_token();
-      skip_space();
-      expect(':');
-      skip_space();
-      const size_t value_begin = i_;
-      skip_value();
-      const std::string value(s_ + value_begin, s_ + i_);
-      if (key == "threads") o.threads = static_cast<int>(parse_count("threads", value, 65536, "from 0 (all cores) to 65536"));
-      if (key == "cache_mb") o.cache_mb = parse_count("cache_mb", value, int64_t{1} << 30, "of MiB from 0 (no cache) to 2^30");
-      skip_space();
-      if (peek() == ',') {
-        ++i_;
-        continue;
-      }
-      expect('}');
-      return o;
-    }
-  }
-
- private:
-  [[noreturn]] void malformed(const std::string& why) const {
-    fail(TSR_ERR_CONFIG, "cpu_tbb: malformed options JSON at offset " + std::to_string(i_) + ": " + why);
-  }
-  char peek() const { return s_[i_]; }
-  void skip_space() {
-    while (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r') ++i_;
-  }
-  void expect(char c) {
-    if (peek() != c) malformed(std::string("expected '") + c + "'");
-    ++i_;
-  }
-  std::string string_token() {
-    expect('"');
-    std::string out;
-    while (peek() != '"') {
-      if (peek() == '\0') malformed("unterminated string");
-      if (peek() == '\\') {
-        ++i_;
-        if (peek() == '\0') malformed("unterminated string");
-      }
-      out += s_[i_++];
-    }
-    ++i_;
-    return out;
-  }
-  void skip_value() {
-    if (peek() == '"') {
-      string_token();
-      return;
-    }
-    if (peek() == '{' || peek() == '[') {
-      int depth = 0;
-      do {
-        if (peek() == '\0') malformed("unterminated object or array");
-        if (peek() == '"') {
-          string_token();
-          continue;
-        }
-        if (peek() == '{' || peek() == '[') ++depth;
-        if (peek() == '}' || peek() == ']') --depth;
-        ++i_;
-      } while (depth > 0);
-      return;
-    }
-    const size_t begin = i_;
-    while (peek() != '\0' && peek() != ',' && peek() != '}' && peek() != ']' && peek() != ' ' && peek() != '\t' &&
-           peek() != '\n' && peek() != '\r')
-      ++i_;
-    if (i_ == begin) malformed("expected a value");
-  }
-  static int64_t parse_count(const char* name, const std::string& v, int64_t max, const char* range) {
-    bool digits = !v.empty() && v.size() <= 10;
-    for (char c : v) digits = digits && c >= '0' && c <= '9';
-    if (!digits || std::stoll(v) > max)
-      fail(TSR_ERR_CONFIG, std::string("cpu_tbb: option \"") + name + "\" must be a whole number " + range + ", got " + v);
-    return std::stoll(v);
-  }
-
-  const char* s_;
-  size_t i_ = 0;
-};
+Options read_options(const char* json) {
+  Options o;
+  backend::for_each_option("cpu_tbb", json, [&](const std::string& key, const std::string& value) {
+    if (key == "threads")
+      o.threads = static_cast<int>(backend::option_count("cpu_tbb", key, value, 65536, "from 0 (all cores) to 65536"));
+    if (key == "cache_mb")
+      o.cache_mb = backend::option_count("cpu_tbb", key, value, int64_t{1} << 30, "of MiB from 0 (no cache) to 2^30");
+  });
+  return o;
+}
 
 // ---- device interface -----------------------------------------------------------
 Context& ctx_of(void* ctx) { return *static_cast<Context*>(ctx); }
@@ -264,7 +181,7 @@ void destroy(void* ctx) { delete static_cast<Context*>(ctx); }  // ~HostAllocato
 std::unique_ptr<Context> make_context(const tsr_plugin_init_args& args) {
   auto c = std::make_unique<Context>();
   c->host = args.host;
-  const Options options = OptionsScanner(args.options_json).options();
+  const Options options = read_options(args.options_json);
   c->memory = std::make_unique<HostAllocator>(options.cache_mb >= 0 ? static_cast<size_t>(options.cache_mb) << 20
                                                                      : default_cache_limit());
   const int requested = options.threads;

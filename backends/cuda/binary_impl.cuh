@@ -3,7 +3,7 @@
 // parallel).
 #pragma once
 
-#include "binary_ops.cuh"
+#include "binary_ops.hpp"
 #include "elementwise.cuh"
 #include "kernels.hpp"
 
@@ -16,11 +16,7 @@ template <int Op, int D> struct BinaryKernel {
     const tsr_tensor_desc& out = *a.output;
     const tsr_tensor_desc& x = *a.inputs[0];
     const tsr_tensor_desc& y = *a.inputs[1];
-    check_dtype(a, D, x, D, "input 0");
-    check_dtype(a, D, y, D, "input 1");
-    check_dtype(a, D, out, D, "output");
-    check_same_shape(a, D, x, "input 0");
-    check_same_shape(a, D, y, "input 1");
+    backend::check_binary_operands("cuda", a, D, D);
     using S = storage_t<D>;
     pointwise<S, S, S>(ex, out, {&x, &y}, BinaryFn<Op, S>{});
   }

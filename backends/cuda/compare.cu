@@ -1,6 +1,6 @@
 // Comparisons EQ, NE, LT, LE, GT, GE: out(bool) = a (cmp) b. Bandwidth: two
 // reads and a one-byte write per element (elementwise.cuh).
-#include "binary_ops.cuh"
+#include "binary_ops.hpp"
 #include "elementwise.cuh"
 #include "kernels.hpp"
 
@@ -15,11 +15,7 @@ template <int Op, int D> struct CompareKernel {
     const tsr_tensor_desc& out = *a.output;
     const tsr_tensor_desc& x = *a.inputs[0];
     const tsr_tensor_desc& y = *a.inputs[1];
-    check_dtype(a, D, x, D, "input 0");
-    check_dtype(a, D, y, D, "input 1");
-    check_dtype(a, D, out, TSR_BOOL, "output");
-    check_same_shape(a, D, x, "input 0");
-    check_same_shape(a, D, y, "input 1");
+    backend::check_binary_operands("cuda", a, D, TSR_BOOL);
     using S = storage_t<D>;
     pointwise<Bool, S, S>(ex, out, {&x, &y}, CompareFn<Op, S>{});
   }

@@ -39,81 +39,14 @@
 
 #include "dtypes.cuh"
 #include "kernels.hpp"
+#include "pointwise_plan.hpp"
 #include "tessera/tensor_desc.h"
 
 namespace tessera::cuda {
 
-// ---- the plan (host) ----------------------------------------------------------
-
-template <size_t N> struct Plan {
-  int ndim = 1;
-  int64_t numel = 0;
-  int64_t shape[TSR_MAX_DIMS] = {1};  // innermost first
-  int64_t stride[TSR_MAX_DIMS][N] = {};
-  char* base[N] = {};  // data + offset, in bytes
-  int64_t elsize[N] = {};
-};
-
-inline int64_t desc_numel(const tsr_tensor_desc& d) {
-  int64_t n = 1;
-  for (int i = 0; i < d.ndim; ++i) n *= d.shape[i];
-  return n;
-}
-
-// Operand 0 gives the shape. `reorder` = false keeps the row-major order, so
-// the flat position of an element is its row-major index (generators need it).
-template <size_t N> Plan<N> make_plan(const std::array<const tsr_tensor_desc*, N>& ops, bool reorder) {
-  Plan<N> p;
-  const tsr_tensor_desc& out = *ops[0];
-  p.numel = desc_numel(out);
-  for (size_t k = 0; k < N; ++k) {
-    p.elsize[k] = static_cast<int64_t>(tsr_dtype_size(ops[k]->dtype));
-    p.base[k] = static_cast<char*>(ops[k]->data) + ops[k]->offset * p.elsize[k];
-  }
-  int n = 0;
-  for (int d = out.ndim - 1; d >= 0; --d) {
-    if (out.shape[d] == 1) continue;
-    p.shape[n] = out.shape[d];
-    for (size_t k = 0; k < N; ++k) p.stride[n][k] = ops[k]->strides[d];
-    ++n;
-  }
-  if (reorder) {  // insertion sort: dim a goes inside dim b when the first operand with both strides non-zero says so
-    auto inner_first = [&](int a, int b) {
-      for (size_t k = 0; k < N; ++k) {
-        const int64_t sa = p.stride[a][k], sb = p.stride[b][k];
-        if (sa == 0 || sb == 0 || sa == sb) continue;
-        return sa < sb;
-      }
-      return false;
-    };
-    for (int i = 1; i < n; ++i) {
-      for (int j = i; j > 0 && inner_first(j, j - 1); --j) {
-        std::swap(p.shape[j], p.shape[j - 1]);
-        for (size_t k = 0; k < N; ++k) std::swap(p.stride[j][k], p.stride[j - 1][k]);
-      }
-    }
-  }
-  if (n == 0) {  // 0-d or all size-1 dims: one element
-    p.shape[0] = 1;
-    for (size_t k = 0; k < N; ++k) p.stride[0][k] = 0;
-    p.ndim = 1;
-    return p;
-  }
-  int m = 0;  // coalesce dim i into dim m when every operand steps over m exactly into i
-  for (int i = 1; i < n; ++i) {
-    bool mergeable = true;
-    for (size_t k = 0; k < N; ++k) mergeable = mergeable && p.stride[i][k] == p.stride[m][k] * p.shape[m];
-    if (mergeable) {
-      p.shape[m] *= p.shape[i];
-    } else {
-      ++m;
-      p.shape[m] = p.shape[i];
-      for (size_t k = 0; k < N; ++k) p.stride[m][k] = p.stride[i][k];
-    }
-  }
-  p.ndim = m + 1;
-  return p;
-}
+// ---- the plan (host): backends/common/pointwise_plan.hpp --------------------------
+using backend::make_plan;
+using backend::Plan;
 
 // ---- index arithmetic -------------------------------------------------------------
 

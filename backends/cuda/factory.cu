@@ -1,6 +1,6 @@
 // Creation kernels whose values depend on the element's position: ARANGE,
 // LINSPACE (the CPU backend's arithmetic), RAND_UNIFORM and RAND_NORMAL (Note
-// [Counter-based random numbers] in backends/cpu_tbb/philox.hpp, whose
+// [Counter-based random numbers] in backends/common/philox.hpp, whose
 // functions this file runs on the GPU, so that a seed gives the same numbers
 // on both devices). Positions are row-major indices, so any output layout
 // gets the same values.
@@ -13,7 +13,7 @@
 // precision log/sqrt/cos (~1 ms per 2^28 elements, estimate).
 #include <type_traits>
 
-#include "../cpu_tbb/philox.hpp"
+#include "philox.hpp"
 #include "elementwise.cuh"
 #include "kernels.hpp"
 
@@ -129,14 +129,14 @@ template <class S, int D> struct UniformFn {
   uint64_t seed, offset;
   double low, high;
   __device__ S operator()(int64_t i) const {
-    return convert<S>(cpu_tbb::philox_uniform(D, seed, offset + static_cast<uint64_t>(i), low, high));
+    return convert<S>(backend::philox_uniform(D, seed, offset + static_cast<uint64_t>(i), low, high));
   }
 };
 template <class S> struct NormalFn {
   uint64_t seed, offset;
   double mean, stddev;
   __device__ S operator()(int64_t i) const {
-    return convert<S>(cpu_tbb::philox_normal(seed, offset + static_cast<uint64_t>(i), mean, stddev));
+    return convert<S>(backend::philox_normal(seed, offset + static_cast<uint64_t>(i), mean, stddev));
   }
 };
 

@@ -12,50 +12,30 @@
 
 #include "allocator.hpp"
 #include "context.hpp"
+#include "kernel_support.hpp"
 #include "tessera/plugin.h"
 
 namespace tessera::cuda {
 
-// Which dtypes each op has a kernel for: exactly the CPU backend's matrix.
-constexpr bool op_supports(int op, int dtype) {
-  const bool floating = dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64 || dtype == TSR_FLOAT16 || dtype == TSR_BFLOAT16;
-  switch (op) {
-    case TSR_OP_FILL: case TSR_OP_COPY: case TSR_OP_WHERE: case TSR_OP_MAXIMUM: case TSR_OP_MINIMUM:
-    case TSR_OP_EQ: case TSR_OP_NE: case TSR_OP_LT: case TSR_OP_LE: case TSR_OP_GT: case TSR_OP_GE:
-    case TSR_OP_SUM: case TSR_OP_MAX: case TSR_OP_MIN: case TSR_OP_ADD: case TSR_OP_MUL:
-      return true;
-    case TSR_OP_SUB: case TSR_OP_POW: case TSR_OP_NEG: case TSR_OP_ABS: case TSR_OP_RELU: case TSR_OP_MATMUL:
-    case TSR_OP_ARGMAX: case TSR_OP_ARANGE: case TSR_OP_LINSPACE:
-      return dtype != TSR_BOOL;
-    case TSR_OP_DIV: case TSR_OP_EXP: case TSR_OP_LOG: case TSR_OP_SQRT: case TSR_OP_SIGMOID: case TSR_OP_TANH:
-    case TSR_OP_MEAN: case TSR_OP_RAND_UNIFORM: case TSR_OP_RAND_NORMAL:
-      return floating;
-    default:
-      return false;
-  }
-}
+using backend::KernelList;
+using backend::numel_of;
+using backend::op_supports;
+using backend::scalar_as_double;
+using backend::scalar_as_int;
 
 // "cuda: add(float32): " — the prefix of every kernel error message.
-inline std::string where(const tsr_kernel_args& a, int dtype) {
-  return std::string("cuda: ") + tsr_op_name(a.op) + "(" + tsr_dtype_name(dtype) + "): ";
-}
+inline std::string where(const tsr_kernel_args& a, int dtype) { return backend::where("cuda", a, dtype); }
 
 // Checks what every kernel relies on: counts, descriptors on this plugin's
 // device type, device index.
 void check_args(const tsr_kernel_args& a, int dtype, int num_inputs, int num_scalars, int num_params);
 // `d` holds `dtype` (what = "output", "input 0", ...).
-void check_dtype(const tsr_kernel_args& a, int key, const tsr_tensor_desc& d, int dtype, const char* what);
+inline void check_dtype(const tsr_kernel_args& a, int key, const tsr_tensor_desc& d, int dtype, const char* what) {
+  backend::check_dtype("cuda", a, key, d, dtype, what);
+}
 // `in` has the output's shape (pointwise ops).
-void check_same_shape(const tsr_kernel_args& a, int key, const tsr_tensor_desc& in, const char* what);
-
-// A scalar argument as a double / int64 (a float truncates toward zero, saturating).
-double scalar_as_double(const tsr_scalar& s);
-int64_t scalar_as_int(const tsr_scalar& s);
-
-inline int64_t numel_of(const tsr_tensor_desc& d) {
-  int64_t n = 1;
-  for (int i = 0; i < d.ndim; ++i) n *= d.shape[i];
-  return n;
+inline void check_same_shape(const tsr_kernel_args& a, int key, const tsr_tensor_desc& in, const char* what) {
+  backend::check_same_shape("cuda", a, key, in, what);
 }
 
 // Where one kernel call runs: the device (current for the call), the stream,
@@ -119,23 +99,12 @@ template <class K> tsr_status kernel_entry(void* ctx, const tsr_kernel_args* arg
   });
 }
 
-using KernelList = std::vector<tsr_kernel_entry>;
-
-// Calls f(std::integral_constant<int, D>{}) for every dtype, in enum order.
-template <class F> constexpr void for_each_dtype(F&& f) {
-  [&]<int... D>(std::integer_sequence<int, D...>) { (f(std::integral_constant<int, D>{}), ...); }(
-      std::make_integer_sequence<int, TSR_DTYPE_COUNT>{});
-}
-
 // Adds {Op, D, kernel_entry<K<Op, D>>} for each Op in Ops and each D that
 // op_supports; unsupported pairs are never instantiated.
 template <template <int, int> class K, int... Ops> void add_kernels(KernelList& list) {
-  auto one_op = [&]<int Op>(std::integral_constant<int, Op>) {
-    for_each_dtype([&]<int D>(std::integral_constant<int, D>) {
-      if constexpr (op_supports(Op, D)) list.push_back(tsr_kernel_entry{Op, D, &kernel_entry<K<Op, D>>});
-    });
-  };
-  (one_op(std::integral_constant<int, Ops>{}), ...);
+  backend::for_each_supported<Ops...>([&]<int Op, int D>(std::integral_constant<int, Op>, std::integral_constant<int, D>) {
+    list.push_back(tsr_kernel_entry{Op, D, &kernel_entry<K<Op, D>>});
+  });
 }
 
 // One per kernel file.

@@ -18,6 +18,7 @@
 
 #include "allocator.hpp"
 #include "kernels.hpp"
+#include "options_reader.hpp"
 #include "tessera/plugin.h"
 #include "transfer.hpp"
 
@@ -29,108 +30,16 @@ constexpr const char* kPluginVersion = "0.1.0";
 
 // ---- options ------------------------------------------------------------------
 // The options are a small JSON object: {"allow_tf32": bool, "memory_fraction":
-// number in (0, 1]}; other keys are ignored. As in the CPU plugin, a tiny
-// scanner keeps the plugin free of a JSON library: it walks the top-level
-// members and skips the values it does not need.
-class OptionsScanner {
- public:
-  explicit OptionsScanner(const char* text) : s_(text != nullptr ? text : "{}") {}
-
-  Options parse() {
-    Options o;
-    skip_space();
-    expect('{');
-    skip_space();
-    if (peek() == '}') return o;
-    for (;;) {
-      skip_space();
-      const std::string key = string_token();
-      skip_space();
-      expect(':');
-      skip_space();
-      const size_t value_begin = i_;
-      skip_value();
-      const std::string value(s_ + value_begin, s_ + i_);
-      if (key == "allow_tf32") o.allow_tf32 = parse_bool(key, value);
-      else if (key == "memory_fraction") o.memory_fraction = parse_fraction(key, value);
-      skip_space();
-      if (peek() == ',') {
-        ++i_;
-        continue;
-      }
-      expect('}');
-      return o;
-    }
-  }
-
- private:
-  [[noreturn]] void malformed(const std::string& why) const {
-    fail(TSR_ERR_CONFIG, "cuda: malformed options JSON at offset " + std::to_string(i_) + ": " + why);
-  }
-  char peek() const { return s_[i_]; }
-  void skip_space() {
-    while (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r') ++i_;
-  }
-  void expect(char c) {
-    if (peek() != c) malformed(std::string("expected '") + c + "'");
-    ++i_;
-  }
-  std::string string_token() {
-    expect('"');
-    std::string out;
-    while (peek() != '"') {
-      if (peek() == '\0') malformed("unterminated string");
-      if (peek() == '\\') {
-        ++i_;
-        if (peek() == '\0') malformed("unterminated string");
-      }
-      out += s_[i_++];
-    }
-    ++i_;
-    return out;
-  }
-  void skip_value() {
-    if (peek() == '"') {
-      string_token();
-      return;
-    }
-    if (peek() == '{' || peek() == '[') {
-      int depth = 0;
-      do {
-        if (peek() == '\0') malformed("unterminated object or array");
-        if (peek() == '"') {
-          string_token();
-          continue;
-        }
-        if (peek() == '{' || peek() == '[') ++depth;
-        if (peek() == '}' || peek() == ']') --depth;
-        ++i_;
-      } while (depth > 0);
-      return;
-    }
-    const size_t begin = i_;
-    while (peek() != '\0' && peek() != ',' && peek() != '}' && peek() != ']' && peek() != ' ' && peek() != '\t' &&
-           peek() != '\n' && peek() != '\r')
-      ++i_;
-    if (i_ == begin) malformed("expected a value");
-  }
-  static bool parse_bool(const std::string& key, const std::string& v) {
-    if (v == "true") return true;
-    if (v == "false") return false;
-    fail(TSR_ERR_CONFIG, "cuda: option \"" + key + "\" must be true or false, got " + v);
-  }
-  static double parse_fraction(const std::string& key, const std::string& v) {
-    char* end = nullptr;
-    const double x = std::strtod(v.c_str(), &end);
-    const bool number = !v.empty() && end == v.c_str() + v.size() && (v[0] == '.' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9'));
-    if (!number || !(x > 0.0 && x <= 1.0))
-      fail(TSR_ERR_CONFIG, "cuda: option \"" + key + "\" must be a number in (0, 1], got " + v);
-    return x;
-  }
-
-  const char* s_;
-  size_t i_ = 0;
-};
+// number in (0, 1]}; other keys are ignored (Note [Plugin options without a
+// JSON library] in backends/common/options_reader.hpp).
+Options read_options(const char* json) {
+  Options o;
+  backend::for_each_option("cuda", json, [&](const std::string& key, const std::string& value) {
+    if (key == "allow_tf32") o.allow_tf32 = backend::option_bool("cuda", key, value);
+    else if (key == "memory_fraction") o.memory_fraction = backend::option_fraction("cuda", key, value);
+  });
+  return o;
+}
 
 Context& ctx_of(void* ctx) { return *static_cast<Context*>(ctx); }
 
@@ -412,7 +321,7 @@ void destroy(void* ctx) { delete static_cast<Context*>(ctx); }
 std::unique_ptr<Context> make_context(const tsr_plugin_init_args& args) {
   auto c = std::make_unique<Context>();
   c->host = args.host;
-  c->options = OptionsScanner(args.options_json).parse();
+  c->options = read_options(args.options_json);
   discover(*c);
   tsr_plugin_api& api = c->api;
   api.struct_size = TSR_PLUGIN_API_STRUCT_SIZE;

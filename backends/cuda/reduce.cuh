@@ -35,6 +35,7 @@
 #include "dtypes.cuh"
 #include "elementwise.cuh"
 #include "kernels.hpp"
+#include "reduce_plan.hpp"
 
 namespace tessera::cuda {
 
@@ -132,80 +133,9 @@ template <int D> struct ArgmaxReducer {
   TSR_HD static out_t finish(const acc_t& a, int64_t) { return a.index < 0 ? 0 : a.index; }
 };
 
-// ---- the plan (host) --------------------------------------------------------------
-// Kept dims (one output element each) and reduced dims, innermost first, with
-// size-1 dims dropped and adjacent dims merged where memory allows: the CPU
-// backend's plan.
-struct ReducePlan {
-  int nkeep = 0, nred = 0;
-  int64_t keep_size[TSR_MAX_DIMS], keep_in[TSR_MAX_DIMS], keep_out[TSR_MAX_DIMS];
-  int64_t red_size[TSR_MAX_DIMS], red_in[TSR_MAX_DIMS];
-  int64_t n_out = 1, count = 1;  // output elements, elements reduced into each
-};
-
-inline ReducePlan make_reduce_plan(const tsr_tensor_desc& in, const tsr_tensor_desc& out, const bool* reduced, bool keep_red_order) {
-  ReducePlan p;
-  for (int d = in.ndim - 1; d >= 0; --d) {
-    if (in.shape[d] == 1) continue;
-    if (reduced[d]) {
-      p.red_size[p.nred] = in.shape[d];
-      p.red_in[p.nred++] = in.strides[d];
-      p.count *= in.shape[d];
-    } else {
-      p.keep_size[p.nkeep] = in.shape[d];
-      p.keep_in[p.nkeep] = in.strides[d];
-      p.keep_out[p.nkeep++] = out.strides[d];
-      p.n_out *= in.shape[d];
-    }
-  }
-  for (int i = 1; i < p.nkeep; ++i) {
-    for (int j = i; j > 0 && p.keep_in[j] < p.keep_in[j - 1]; --j) {
-      std::swap(p.keep_size[j], p.keep_size[j - 1]);
-      std::swap(p.keep_in[j], p.keep_in[j - 1]);
-      std::swap(p.keep_out[j], p.keep_out[j - 1]);
-    }
-  }
-  if (!keep_red_order) {
-    for (int i = 1; i < p.nred; ++i) {
-      for (int j = i; j > 0 && p.red_in[j] < p.red_in[j - 1]; --j) {
-        std::swap(p.red_size[j], p.red_size[j - 1]);
-        std::swap(p.red_in[j], p.red_in[j - 1]);
-      }
-    }
-  }
-  if (p.nkeep > 0) {
-    int m = 0;
-    for (int i = 1; i < p.nkeep; ++i) {
-      if (p.keep_in[i] == p.keep_in[m] * p.keep_size[m] && p.keep_out[i] == p.keep_out[m] * p.keep_size[m]) {
-        p.keep_size[m] *= p.keep_size[i];
-      } else {
-        ++m;
-        p.keep_size[m] = p.keep_size[i];
-        p.keep_in[m] = p.keep_in[i];
-        p.keep_out[m] = p.keep_out[i];
-      }
-    }
-    p.nkeep = m + 1;
-  }
-  if (p.nred > 0) {
-    int m = 0;
-    for (int i = 1; i < p.nred; ++i) {
-      if (p.red_in[i] == p.red_in[m] * p.red_size[m]) {
-        p.red_size[m] *= p.red_size[i];
-      } else {
-        ++m;
-        p.red_size[m] = p.red_size[i];
-        p.red_in[m] = p.red_in[i];
-      }
-    }
-    p.nred = m + 1;
-  } else {  // nothing to reduce: one element per output
-    p.nred = 1;
-    p.red_size[0] = 1;
-    p.red_in[0] = 0;
-  }
-  return p;
-}
+// ---- the plan (host): backends/common/reduce_plan.hpp -----------------------------
+using backend::make_reduce_plan;
+using backend::ReducePlan;
 
 // ---- the launch parameters ------------------------------------------------------
 

@@ -105,35 +105,7 @@ template <int Op, int D> struct ReduceKernel {
     check_dtype(a, D, out, out_dtype, "output");
 
     bool reduced[TSR_MAX_DIMS] = {};
-    const bool all = out.ndim == 0 || in.ndim == 0 || (Op == TSR_OP_ARGMAX && a.num_params >= 1 && a.params[0] == 1);
-    if (all) {
-      if (numel_of(out) != 1) fail(TSR_ERR_SHAPE, where(a, D) + "a full reduction needs an output of one element");
-      for (int d = 0; d < in.ndim; ++d) reduced[d] = true;
-    } else {
-      if (out.ndim != in.ndim) fail(TSR_ERR_SHAPE, where(a, D) + "output ndim differs from the input's");
-      int dim = -1;
-      if (Op == TSR_OP_ARGMAX && a.num_params >= 2) {
-        dim = static_cast<int>(a.params[1]);
-        if (a.params[1] < 0 || a.params[1] >= in.ndim) fail(TSR_ERR_INDEX, where(a, D) + "dim " + std::to_string(a.params[1]) + " out of range");
-      }
-      for (int d = 0; d < in.ndim; ++d) {
-        if (dim >= 0) {
-          reduced[d] = d == dim;
-          if (out.shape[d] != (reduced[d] ? 1 : in.shape[d])) fail(TSR_ERR_SHAPE, where(a, D) + "output shape does not match dim");
-        } else if (out.shape[d] == in.shape[d]) {
-          reduced[d] = false;
-        } else if (out.shape[d] == 1) {
-          reduced[d] = true;
-        } else {
-          fail(TSR_ERR_SHAPE, where(a, D) + "output dim " + std::to_string(d) + " is neither the input's size nor 1");
-        }
-      }
-      if (Op == TSR_OP_ARGMAX && dim < 0) {
-        int nontrivial = 0;
-        for (int d = 0; d < in.ndim; ++d) nontrivial += reduced[d] && in.shape[d] != 1;
-        if (nontrivial > 1) fail(TSR_ERR_INVALID_ARGUMENT, where(a, D) + "argmax reduces one dim or all of them (params[0] = 1)");
-      }
-    }
+    backend::find_reduced_dims("cuda", a, Op, D, in, out, reduced);
     if constexpr (Op == TSR_OP_SUM) run_reduce<SumReducer<D, false>>(ex, in, out, reduced);
     else if constexpr (Op == TSR_OP_MEAN) run_reduce<SumReducer<D, true>>(ex, in, out, reduced);
     else if constexpr (Op == TSR_OP_MAX) run_reduce<ExtremumReducer<D, true>>(ex, in, out, reduced);

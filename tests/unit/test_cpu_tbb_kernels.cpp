@@ -11,12 +11,12 @@
 #include <set>
 #include <sstream>
 
-#include "../../backends/cpu_tbb/philox.hpp"
+#include "../../backends/common/philox.hpp"
 #include "cpu_tbb_test_support.hpp"
 
 using namespace cpu_tbb_test;
 using L = Layout;
-using tessera::cpu_tbb::Philox4x32;
+using tessera::backend::Philox4x32;
 
 namespace {
 
@@ -676,7 +676,7 @@ TEST_CASE("cpu_tbb: arange and linspace follow PyTorch's arithmetic") {
 }
 
 TEST_CASE("cpu_tbb: Philox4x32-10 known answers (Random123)") {
-  using tessera::cpu_tbb::philox4x32_10;
+  using tessera::backend::philox4x32_10;
   struct Kat {
     Philox4x32 ctr;
     uint32_t k0, k1;
@@ -699,7 +699,7 @@ namespace {
 
 // The formulas of Note [Counter-based random numbers], written out again.
 double expected_random(int op, int dtype, uint64_t seed, uint64_t counter, double s0, double s1) {
-  const Philox4x32 r = tessera::cpu_tbb::philox4x32_10(
+  const Philox4x32 r = tessera::backend::philox4x32_10(
       {{static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32), 0, 0}}, static_cast<uint32_t>(seed),
       static_cast<uint32_t>(seed >> 32));
   const uint64_t w01 = (static_cast<uint64_t>(r.x[0]) << 32) | r.x[1], w23 = (static_cast<uint64_t>(r.x[2]) << 32) | r.x[3];

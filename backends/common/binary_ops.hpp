@@ -1,14 +1,14 @@
-// The binary functors ADD..POW and EQ..GE on the compute type (float for
-// float16 and bfloat16, rounded once per element on store), the CPU
-// backend's (backends/cpu_tbb/binary.cpp) arithmetic rule for rule.
+// The binary ops ADD..POW and EQ..GE on the compute type (float for float16
+// and bfloat16, rounded once per element on store): one definition of their
+// arithmetic for the CPU and GPU backends (host and device code).
 #pragma once
 
 #include <type_traits>
 
-#include "dtypes.cuh"
+#include "element_types.hpp"
 #include "tessera/ops.h"
 
-namespace tessera::cuda {
+namespace tessera::backend {
 
 // PyTorch's integer pow: repeated squaring with wrapping products; a negative
 // exponent gives 1 for base 1, +-1 for base -1, else 0.
@@ -91,4 +91,4 @@ template <int Op, class S> struct CompareFn {
   TSR_HD Bool operator()(S u, S v) const { return Bool{static_cast<uint8_t>(apply_binary<Op>(load(u), load(v)))}; }
 };
 
-}  // namespace tessera::cuda
+}  // namespace tessera::backend

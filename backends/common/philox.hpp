@@ -38,7 +38,7 @@
 #define TSR_PHILOX_HD
 #endif
 
-namespace tessera::cpu_tbb {
+namespace tessera::backend {
 
 struct Philox4x32 {
   uint32_t x[4];
@@ -88,4 +88,4 @@ TSR_PHILOX_HD inline double philox_normal(uint64_t seed, uint64_t counter, doubl
   return mean + stddev * z;
 }
 
-}  // namespace tessera::cpu_tbb
+}  // namespace tessera::backend

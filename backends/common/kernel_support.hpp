@@ -1,0 +1,107 @@
+// What the in-tree backends' kernel tables share: the (op, dtype) support
+// matrix, the walk that registers a kernel family for each supported pair,
+// the prefix of every kernel error message, the argument checks that do
+// not depend on the device, and the scalar conversions.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "element_types.hpp"
+#include "plugin_error.hpp"
+#include "tessera/plugin.h"
+
+namespace tessera::backend {
+
+// Which dtypes each op has a kernel for: PyTorch's CPU coverage, which the
+// CPU backend has and the GPU backend matches.
+constexpr bool op_supports(int op, int dtype) {
+  const bool floating = dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64 || dtype == TSR_FLOAT16 || dtype == TSR_BFLOAT16;
+  switch (op) {
+    case TSR_OP_FILL: case TSR_OP_COPY: case TSR_OP_WHERE: case TSR_OP_MAXIMUM: case TSR_OP_MINIMUM:
+    case TSR_OP_EQ: case TSR_OP_NE: case TSR_OP_LT: case TSR_OP_LE: case TSR_OP_GT: case TSR_OP_GE:
+    case TSR_OP_SUM: case TSR_OP_MAX: case TSR_OP_MIN: case TSR_OP_ADD: case TSR_OP_MUL:
+      return true;
+    case TSR_OP_SUB: case TSR_OP_POW: case TSR_OP_NEG: case TSR_OP_ABS: case TSR_OP_RELU: case TSR_OP_MATMUL:
+    case TSR_OP_ARGMAX: case TSR_OP_ARANGE: case TSR_OP_LINSPACE:
+      return dtype != TSR_BOOL;
+    case TSR_OP_DIV: case TSR_OP_EXP: case TSR_OP_LOG: case TSR_OP_SQRT: case TSR_OP_SIGMOID: case TSR_OP_TANH:
+    case TSR_OP_MEAN: case TSR_OP_RAND_UNIFORM: case TSR_OP_RAND_NORMAL:
+      return floating;
+    default:
+      return false;
+  }
+}
+
+using KernelList = std::vector<tsr_kernel_entry>;
+
+// Calls f(integral_constant<Op>, integral_constant<D>) for each Op in Ops and
+// each dtype D that op_supports, so unsupported pairs are never instantiated.
+template <int... Ops, class F> void for_each_supported(F&& f) {
+  auto one_op = [&]<int Op>(std::integral_constant<int, Op> op) {
+    for_each_dtype([&]<int D>(std::integral_constant<int, D> dtype) {
+      if constexpr (op_supports(Op, D)) f(op, dtype);
+    });
+  };
+  (one_op(std::integral_constant<int, Ops>{}), ...);
+}
+
+// "cpu_tbb: add(float32): " — the prefix of every kernel error message.
+inline std::string where(const char* plugin, const tsr_kernel_args& a, int dtype) {
+  return std::string(plugin) + ": " + tsr_op_name(a.op) + "(" + tsr_dtype_name(dtype) + "): ";
+}
+
+// `d` holds `dtype` (what = "output", "input 0", ...).
+inline void check_dtype(const char* plugin, const tsr_kernel_args& a, int key, const tsr_tensor_desc& d, int dtype,
+                        const char* what) {
+  if (d.dtype != dtype)
+    fail(TSR_ERR_TYPE,
+         where(plugin, a, key) + what + " is " + tsr_dtype_name(d.dtype) + ", expected " + tsr_dtype_name(dtype));
+}
+
+// `in` has the output's shape (pointwise ops).
+inline void check_same_shape(const char* plugin, const tsr_kernel_args& a, int key, const tsr_tensor_desc& in,
+                             const char* what) {
+  const tsr_tensor_desc& out = *a.output;
+  bool same = in.ndim == out.ndim;
+  for (int i = 0; same && i < out.ndim; ++i) same = in.shape[i] == out.shape[i];
+  if (!same) fail(TSR_ERR_SHAPE, where(plugin, a, key) + what + " does not have the output's shape");
+}
+
+// A binary pointwise kernel's operands, after the backend's own check_args:
+// both inputs hold `key`, the output `out_dtype`, and all have its shape.
+inline void check_binary_operands(const char* plugin, const tsr_kernel_args& a, int key, int out_dtype) {
+  check_dtype(plugin, a, key, *a.inputs[0], key, "input 0");
+  check_dtype(plugin, a, key, *a.inputs[1], key, "input 1");
+  check_dtype(plugin, a, key, *a.output, out_dtype, "output");
+  check_same_shape(plugin, a, key, *a.inputs[0], "input 0");
+  check_same_shape(plugin, a, key, *a.inputs[1], "input 1");
+}
+
+// A scalar argument as a double / int64 (a float truncates toward zero, saturating).
+inline double scalar_as_double(const tsr_scalar& s) { return s.kind == TSR_SCALAR_FLOAT ? s.f : static_cast<double>(s.i); }
+inline int64_t scalar_as_int(const tsr_scalar& s) {
+  if (s.kind != TSR_SCALAR_FLOAT) return s.i;
+  if (std::isnan(s.f)) return 0;
+  if (s.f >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
+  if (s.f <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(s.f);
+}
+
+// A scalar converted to storage type S as PyTorch's Scalar.to<S>() does.
+template <class S> S scalar_to(const tsr_scalar& s) {
+  if (s.kind == TSR_SCALAR_FLOAT) return convert<S>(s.f);
+  return convert<S>(s.i);
+}
+
+inline int64_t numel_of(const tsr_tensor_desc& d) {
+  int64_t n = 1;
+  for (int i = 0; i < d.ndim; ++i) n *= d.shape[i];
+  return n;
+}
+
+}  // namespace tessera::backend
