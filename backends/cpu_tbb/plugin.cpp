@@ -13,6 +13,7 @@
 
 #include "kernels.hpp"
 #include "options_reader.hpp"
+#include "plugin_init.hpp"
 #include "tessera/plugin.h"
 
 namespace tessera::cpu_tbb {
@@ -208,19 +209,5 @@ std::unique_ptr<Context> make_context(const tsr_plugin_init_args& args) {
 }  // namespace tessera::cpu_tbb
 
 extern "C" TSR_PLUGIN_EXPORT tsr_status tsr_plugin_init(const tsr_plugin_init_args* args, const tsr_plugin_api** out) {
-  using namespace tessera::cpu_tbb;
-  const tsr_host_api* host = (args != nullptr && args->struct_size >= TSR_STRUCT_SIZE(tsr_plugin_init_args, host)) ? args->host : nullptr;
-  return guarded(host, [&] {
-    if (args == nullptr || out == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "cpu_tbb: tsr_plugin_init needs args and out");
-    if (args->struct_size < TSR_STRUCT_SIZE(tsr_plugin_init_args, options_json))
-      fail(TSR_ERR_INVALID_ARGUMENT, "cpu_tbb: tsr_plugin_init_args too small");
-    if (TSR_VERSION_MAJOR(args->abi_version) != TSR_ABI_VERSION_MAJOR) {
-      fail(TSR_ERR_VERSION, "cpu_tbb: runtime ABI version " + std::to_string(TSR_VERSION_MAJOR(args->abi_version)) + "." +
-                                std::to_string(TSR_VERSION_MINOR(args->abi_version)) + " is not compatible with the plugin's " +
-                                std::to_string(TSR_ABI_VERSION_MAJOR) + "." + std::to_string(TSR_ABI_VERSION_MINOR));
-    }
-    std::unique_ptr<Context> c = make_context(*args);
-    *out = &c->api;
-    (void)c.release();  // owned by the runtime's handle until destroy
-  });
+  return tessera::backend::init_plugin("cpu_tbb", args, out, tessera::cpu_tbb::make_context);
 }

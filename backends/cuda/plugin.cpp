@@ -19,6 +19,7 @@
 #include "allocator.hpp"
 #include "kernels.hpp"
 #include "options_reader.hpp"
+#include "plugin_init.hpp"
 #include "tessera/plugin.h"
 #include "transfer.hpp"
 
@@ -365,19 +366,5 @@ Context::~Context() { devices.clear(); }
 }  // namespace tessera::cuda
 
 extern "C" TSR_PLUGIN_EXPORT tsr_status tsr_plugin_init(const tsr_plugin_init_args* args, const tsr_plugin_api** out) {
-  using namespace tessera::cuda;
-  const tsr_host_api* host = (args != nullptr && args->struct_size >= TSR_STRUCT_SIZE(tsr_plugin_init_args, host)) ? args->host : nullptr;
-  return guarded(host, [&] {
-    if (args == nullptr || out == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "cuda: tsr_plugin_init needs args and out");
-    if (args->struct_size < TSR_STRUCT_SIZE(tsr_plugin_init_args, options_json))
-      fail(TSR_ERR_INVALID_ARGUMENT, "cuda: tsr_plugin_init_args too small");
-    if (TSR_VERSION_MAJOR(args->abi_version) != TSR_ABI_VERSION_MAJOR) {
-      fail(TSR_ERR_VERSION, "cuda: runtime ABI version " + std::to_string(TSR_VERSION_MAJOR(args->abi_version)) + "." +
-                                std::to_string(TSR_VERSION_MINOR(args->abi_version)) + " is not compatible with the plugin's " +
-                                std::to_string(TSR_ABI_VERSION_MAJOR) + "." + std::to_string(TSR_ABI_VERSION_MINOR));
-    }
-    std::unique_ptr<Context> c = make_context(*args);
-    *out = &c->api;
-    (void)c.release();  // owned by the runtime's handle until destroy
-  });
+  return tessera::backend::init_plugin("cuda", args, out, tessera::cuda::make_context);
 }
