@@ -149,6 +149,30 @@ TEST_CASE("an in-place fallback on a strided view writes only the view's element
   require_same(rt, x, x_cpu);
 }
 
+TEST_CASE("out= forms run on the arena, natively or through the fallback") {
+  Runtime rt = make_runtime(config(true));
+  tsr_device arena = rt.device("arena:0"), cpu = rt.device("cpu");
+  Tensor a_cpu = arange_f32(rt, 24, cpu).view({4, 6}), b_cpu = arange_f32(rt, 6, cpu).binary(TSR_OP_ADD, 0.5);
+  Tensor a = a_cpu.to(arena), b = b_cpu.to(arena);
+  // Outputs are transposed views of larger arena tensors: only their elements change.
+  Tensor base = Tensor::zeros(rt, {6, 5}, TSR_FLOAT32, arena), base_cpu = Tensor::zeros(rt, {6, 5}, TSR_FLOAT32, cpu);
+  Tensor out = base.slice(1, 1, TSR_SLICE_NONE).T(), out_cpu = base_cpu.slice(1, 1, TSR_SLICE_NONE).T();
+  out.assign(TSR_OP_ADD, a, b);  // the arena's own add
+  out_cpu.assign(TSR_OP_ADD, a_cpu, b_cpu);
+  require_same(rt, base, base_cpu);
+  out.assign(TSR_OP_DIV, a, b);  // div falls back
+  out_cpu.assign(TSR_OP_DIV, a_cpu, b_cpu);
+  require_same(rt, base, base_cpu);
+  out.assign(TSR_OP_SIGMOID, a);  // so does sigmoid
+  out_cpu.assign(TSR_OP_SIGMOID, a_cpu);
+  require_same(rt, base, base_cpu);
+  // The result casts into a float64 output on the arena.
+  Tensor d = Tensor::zeros(rt, {4, 6}, TSR_FLOAT64, arena), d_cpu = Tensor::zeros(rt, {4, 6}, TSR_FLOAT64, cpu);
+  d.assign(TSR_OP_MUL, a, b);
+  d_cpu.assign(TSR_OP_MUL, a_cpu, b_cpu);
+  require_same(rt, d, d_cpu);
+}
+
 TEST_CASE("each op that falls back warns once") {
   std::string log;
   {
