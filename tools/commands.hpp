@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,10 +14,13 @@ struct Options {
   std::string op;                 // conformance: one op only
   std::string reference;          // conformance: the reference plugin
   bool verbose = false;
+  int64_t size = 0;     // bench: elements of the elementwise operands (0: 2^24)
+  double seconds = 0;   // bench: time per workload (0: 0.5 s)
 };
 
 int info(const Options& opts);
 int demo(const Options& opts);
 int conformance(const Options& opts);
+int bench(const Options& opts);
 
 }  // namespace tessera::tool

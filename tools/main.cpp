@@ -1,5 +1,7 @@
-// The `tessera` command: info, demo, conformance.
+// The `tessera` command: info, demo, conformance, bench.
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -20,6 +22,11 @@ void usage(FILE* to) {
       "                       checks a plugin: ABI, memory and copies, and every op x dtype x layout\n"
       "                       it claims against the CPU backend (REF.so, default cpu_tbb.so);\n"
       "                       exit status 0 passed, 1 failed, 2 unusable, 77 no device here\n"
+      "  bench [--device DEV] [--op NAME] [--size N] [--seconds S] [--json]\n"
+      "                       times the common ops on every enabled device (or DEV) through the C API,\n"
+      "                       each checked first against a float64 result on the cpu; N elements per\n"
+      "                       elementwise operand (default 2^24), S seconds per workload (default 0.5);\n"
+      "                       exit status 1 when a result is wrong or an op fails\n"
       "The config is FILE, else $TESSERA_CONFIG, else the default config.\n",
       to);
 }
@@ -45,6 +52,19 @@ int main(int argc, char** argv) {
     else if (arg == "--op") opts.op = value("--op");
     else if (arg == "--reference") opts.reference = value("--reference");
     else if (arg == "--verbose" || arg == "-v") opts.verbose = true;
+    else if (arg == "--size" || arg == "--seconds") {
+      const std::string v = value(arg.c_str());
+      char* end = nullptr;
+      const double x = std::strtod(v.c_str(), &end);
+      if (missing) return 2;
+      if (v.empty() || *end != '\0' || !(x > 0) || (arg == "--size" && (x != std::floor(x) || x > 1e15))) {
+        std::fprintf(stderr, "tessera: %s needs a positive %s, got \"%s\"\n", arg.c_str(),
+                     arg == "--size" ? "whole number" : "number", v.c_str());
+        return 2;
+      }
+      if (arg == "--size") opts.size = static_cast<int64_t>(x);
+      else opts.seconds = x;
+    }
     else if (arg == "-h" || arg == "--help") {
       usage(stdout);
       return 0;
@@ -60,6 +80,7 @@ int main(int argc, char** argv) {
   if (command == "info") return tessera::tool::info(opts);
   if (command == "demo") return tessera::tool::demo(opts);
   if (command == "conformance") return tessera::tool::conformance(opts);
+  if (command == "bench") return tessera::tool::bench(opts);
   usage(command.empty() ? stdout : stderr);
   return command.empty() ? 0 : 2;
 }
