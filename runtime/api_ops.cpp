@@ -110,6 +110,10 @@ tsr_status tsr_matmul(tsr_tensor* a, tsr_tensor* b, tsr_tensor** out) {
   });
 }
 
+tsr_status tsr_matmul_out(tsr_tensor* a, tsr_tensor* b, tsr_tensor* out) {
+  return guard([&] { matmul_out(require(a, "a"), require(b, "b"), require(out, "out")); });
+}
+
 tsr_status tsr_copy_(tsr_tensor* dst, tsr_tensor* src) {
   return guard([&] { copy_into(require(dst, "dst"), require(src, "src")); });
 }

@@ -61,6 +61,12 @@ void check_no_internal_overlap(const tsr_tensor& t) {
            "location. Please clone() the tensor before performing the operation.");
 }
 
+bool may_share_memory(const tsr_tensor& a, const tsr_tensor& b) {
+  if (a.storage != b.storage || a.layout.numel() == 0 || b.layout.numel() == 0) return false;
+  const int64_t a_end = storage_extent(a.layout), b_end = storage_extent(b.layout);
+  return a.layout.offset < b_end && b.layout.offset < a_end;
+}
+
 tsr_scalar make_scalar(double v) {
   tsr_scalar s{};
   s.kind = TSR_SCALAR_FLOAT;

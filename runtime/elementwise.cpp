@@ -120,17 +120,11 @@ bool exactly_aliases(const tsr_tensor_desc& in, const tsr_tensor_desc& out) {
   return true;
 }
 
-bool may_overlap(const tsr_tensor& in, const tsr_tensor& out) {
-  if (in.storage != out.storage) return false;
-  const int64_t in_end = storage_extent(in.layout), out_end = storage_extent(out.layout);
-  return in.layout.offset < out_end && out.layout.offset < in_end;
-}
-
 // The descriptor of input x read as out's shape; x is first copied into
 // `keep` when it shares memory with out other than exactly.
 void input_desc(const tsr_tensor& x, const tsr_tensor& out, TensorRef& keep, tsr_tensor_desc& desc) {
   fill_desc_broadcast(x, out.layout.ndim, out.layout.shape.data(), desc);
-  if (!may_overlap(x, out)) return;
+  if (!may_share_memory(x, out)) return;
   tsr_tensor_desc dout;
   fill_desc(out, dout);
   if (exactly_aliases(desc, dout)) return;

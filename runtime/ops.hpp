@@ -25,6 +25,9 @@ void launch(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
 void check_same_device(const tsr_tensor& a, const tsr_tensor& b);
 // Throws when a write to `t` would hit one element through two indexes.
 void check_no_internal_overlap(const tsr_tensor& t);
+// Whether a and b may reach a common element: one storage and overlapping
+// spans (conservative, as NumPy's may_share_memory: interleaved views count).
+bool may_share_memory(const tsr_tensor& a, const tsr_tensor& b);
 tsr_scalar make_scalar(double v);
 tsr_scalar make_scalar_int(int64_t v);
 
@@ -71,5 +74,7 @@ TensorRef where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b
 // ---- reductions and matmul (reduce.cpp, matmul.cpp) -------------------------
 TensorRef reduce(int32_t op, const tsr_tensor& t, int32_t num_dims, const int32_t* dims, bool keepdim);
 TensorRef matmul(const tsr_tensor& a, const tsr_tensor& b);
+// Into an existing tensor of the result's shape and dtype.
+void matmul_out(const tsr_tensor& a, const tsr_tensor& b, const tsr_tensor& out);
 
 }  // namespace tessera::rt

@@ -226,3 +226,83 @@ TEST_CASE("matmul: larger operands (the BLAS path) and integer wrap-around") {
   Result r = attempt([&](tsr_tensor** o) { return tsr_matmul(a.get(), b.get(), o); });
   check_outcome(r, value_of(TSR_INT8), {2, 2}, [] { return std::vector<double>{44, 0, -68, 0}; });
 }
+
+// ---- matmul out=: into an existing tensor ----------------------------------------
+
+namespace {
+// `out` as a view over a base of sentinels (77), which must stay where the view does not reach.
+Input matmul_output(const Shape& shape, tsr_dtype dtype, Layout layout) {
+  Input o = make_input(shape, dtype, layout, Values::General, 98);
+  REQUIRE(tsr_fill_(o.base.get(), int_scalar(77)) == TSR_OK);
+  return o;
+}
+}  // namespace
+
+TEST_CASE("matmul out=: every writable output layout, 1-D and batched operands") {
+  struct Case {
+    Shape a, b, out;
+  };
+  const Case cases[] = {{{4}, {4}, {}},          {{3}, {3, 5}, {5}},          {{2, 3}, {3}, {2}},
+                        {{2, 3}, {3, 4}, {2, 4}}, {{2, 1, 3, 4}, {5, 4, 2}, {2, 5, 3, 2}},
+                        {{2, 33, 65}, {65, 17}, {2, 33, 17}}, {{3, 0}, {0, 4}, {3, 4}}};
+  for (const Case& c : cases)
+    for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64, TSR_BFLOAT16, TSR_INT32})
+      for (Layout lo : {Layout::Contiguous, Layout::Transposed, Layout::Sliced}) {
+        INFO("matmul out= " << tsr_dtype_name(d) << " " << shape_str(c.a) << " @ " << shape_str(c.b) << " into "
+                            << layout_name(lo));
+        Tensor a = make_input(c.a, d, Layout::Transposed, Values::General, 47).view;
+        Tensor b = make_input(c.b, d, Layout::Sliced, Values::General, 48).view;
+        Input out = matmul_output(c.out, d, lo);
+        check_inplace(out, value_of(d), [&] { return tsr_matmul_out(a.get(), b.get(), out.view.get()); },
+                      [&] { return matmul_reference(values(a), a.shape(), values(b), b.shape()); });
+      }
+}
+
+TEST_CASE("matmul out=: an output that is also an input reads the input as it was") {
+  std::vector<double> v(9);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i) - 3.0;
+  Tensor x = from_values(v, {3, 3}, TSR_FLOAT64);
+  std::vector<double> want = matmul_reference(v, {3, 3}, v, {3, 3});
+  REQUIRE(tsr_matmul_out(x.get(), x.get(), x.get()) == TSR_OK);  // x = x @ x
+  CHECK(mismatch(x, {3, 3}, TSR_FLOAT64, want) == "");
+  Tensor y = from_values(v, {3, 3}, TSR_FLOAT64);
+  std::vector<double> vt(9);
+  for (size_t r = 0; r < 3; ++r)
+    for (size_t c = 0; c < 3; ++c) vt[r * 3 + c] = v[c * 3 + r];
+  REQUIRE(tsr_matmul_out(y.T().get(), y.get(), y.get()) == TSR_OK);  // y = y.T @ y
+  CHECK(mismatch(y, {3, 3}, TSR_FLOAT64, matmul_reference(vt, {3, 3}, v, {3, 3})) == "");
+  Tensor z = from_values(v, {3, 3}, TSR_FLOAT64);  // a row of z times z, into another row of z
+  REQUIRE(tsr_matmul_out(z.select(0, 0).get(), z.get(), z.select(0, 2).get()) == TSR_OK);
+  std::vector<double> zwant = v;
+  std::vector<double> row = matmul_reference({v[0], v[1], v[2]}, {3}, v, {3, 3});
+  for (size_t c = 0; c < 3; ++c) zwant[6 + c] = row[c];
+  CHECK(mismatch(z, {3, 3}, TSR_FLOAT64, zwant) == "");
+}
+
+TEST_CASE("matmul out=: a wrong output is refused and left alone") {
+  Tensor a = make_input({2, 3}, TSR_FLOAT32, Layout::Contiguous).view;
+  Tensor b = make_input({3, 4}, TSR_FLOAT32, Layout::Contiguous).view;
+  struct Case {
+    const char* name;
+    Input out;
+    tsr_status status;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"float64 out", matmul_output({2, 4}, TSR_FLOAT64, Layout::Contiguous), TSR_ERR_TYPE,
+       "Expected out tensor to have dtype float32, but got float64 instead"},
+      {"wrong shape", matmul_output({4, 2}, TSR_FLOAT32, Layout::Transposed), TSR_ERR_SHAPE,
+       "matmul: out has shape [4, 2] but the result's shape is [2, 4] (out= never resizes)"},
+      {"expanded out", matmul_output({2, 4}, TSR_FLOAT32, Layout::Expanded), TSR_ERR_INVALID_ARGUMENT,
+       "more than one element of the written-to tensor refers to a single memory location"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    check_inplace(c.out, error_of(c.status, c.message), [&] { return tsr_matmul_out(a.get(), b.get(), c.out.view.get()); },
+                  [] { return std::vector<double>{}; });
+  }
+  CHECK(tsr_matmul_out(a.get(), b.get(), nullptr) == TSR_ERR_INVALID_ARGUMENT);
+  CHECK_THAT(std::string(tsr_last_error_message()), Catch::Contains("out"));
+  CHECK(tsr_matmul_out(a.get(), a.get(), make_input({2, 3}, TSR_FLOAT32, Layout::Contiguous).view.get()) ==
+        TSR_ERR_SHAPE);  // (2x3) @ (2x3): the operands' own error first
+}

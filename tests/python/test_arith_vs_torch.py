@@ -224,6 +224,21 @@ def test_matmul_and_reductions_agree():
             assert tuple(ours.shape) == tuple(theirs.shape)
             np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5 if name == "float32" else 1e-12,
                                        atol=1e-5 if name == "float32" else 1e-12)
+    # out=: into a transposed view, and into an operand (as NumPy: the inputs are read first;
+    # PyTorch 1.13 gives zeros for torch.matmul(s, s.T, out=s)).
+    a, b = rng.normal(size=(2, 3, 4)), rng.normal(size=(4, 5))
+    c_o, c_t = tessera.zeros(2, 5, 3).transpose(1, 2), torch.zeros(2, 5, 3).transpose(1, 2)
+    assert tessera.matmul(tessera.tensor(a, dtype=tessera.float32), tessera.tensor(b, dtype=tessera.float32),
+                          out=c_o) is c_o
+    torch.matmul(torch.tensor(a, dtype=torch.float32), torch.tensor(b, dtype=torch.float32), out=c_t)
+    np.testing.assert_allclose(c_o.numpy(), c_t.numpy(), rtol=1e-5, atol=1e-5)
+    s_np = rng.normal(size=(4, 4))
+    s_o = tessera.tensor(s_np)
+    tessera.matmul(s_o, s_o.T, out=s_o)
+    np.matmul(s_np, s_np.T, out=s_np)
+    np.testing.assert_allclose(s_o.numpy(), s_np, rtol=1e-12, atol=1e-12)
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float32, but got float64 instead"):
+        tessera.matmul(tessera.ones(2, 2), tessera.ones(2, 2), out=tessera.zeros(2, 2, dtype=tessera.float64))
     x = rng.normal(size=(3, 4, 5))
     t_o, t_t = tessera.tensor(x), torch.tensor(x)
     for dims, keep in [(None, False), (1, False), ((0, 2), True), (-1, True)]:

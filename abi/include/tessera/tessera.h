@@ -291,6 +291,11 @@ TSR_API tsr_status tsr_reduce(tsr_op op, tsr_tensor* t, int32_t num_dims, const 
                               int32_t keepdim, tsr_tensor** out);
 /* PyTorch's matmul: 1-D and N-D operands, batch dims broadcast. */
 TSR_API tsr_status tsr_matmul(tsr_tensor* a, tsr_tensor* b, tsr_tensor** out);
+/* matmul into an existing tensor (ABI 1.2): out must have the result's shape
+ * and dtype exactly (it is never resized); any layout without repeated
+ * elements. `out` is borrowed, as in tsr_binary_out; inputs that share memory
+ * with it are read from copies taken first. */
+TSR_API tsr_status tsr_matmul_out(tsr_tensor* a, tsr_tensor* b, tsr_tensor* out);
 /* dst[...] = src, broadcasting src to dst's shape, casting, across devices. */
 TSR_API tsr_status tsr_copy_(tsr_tensor* dst, tsr_tensor* src);
 TSR_API tsr_status tsr_fill_(tsr_tensor* t, tsr_scalar value);

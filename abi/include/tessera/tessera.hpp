@@ -240,6 +240,7 @@ class Tensor {
   // Into this existing tensor (out=): *this = a (op) b, *this = op(a).
   Tensor& assign(tsr_op op, const Tensor& a, const Tensor& b) { check(tsr_binary_out(op, a.t_, b.t_, t_)); return *this; }
   Tensor& assign(tsr_op op, const Tensor& a) { check(tsr_unary_out(op, a.t_, t_)); return *this; }
+  Tensor& assign_matmul(const Tensor& a, const Tensor& b) { check(tsr_matmul_out(a.t_, b.t_, t_)); return *this; }
   Tensor& copy_(const Tensor& src) { check(tsr_copy_(t_, src.t_)); return *this; }
 
   // ---- reading ----

@@ -25,8 +25,9 @@
  *   1.1  tsr_device_iface.memory_stats (optional slot, appended);
  *        tsr_empty_cache, tsr_get_memory_stats and struct tsr_memory_stats in the
  *        public API.
- *   1.2  tsr_binary_out, tsr_binary_scalar_out and tsr_unary_out in the
- *        public API (the plugin ABI is unchanged: a 1.1 plugin is a 1.2 one).
+ *   1.2  tsr_binary_out, tsr_binary_scalar_out, tsr_unary_out and
+ *        tsr_matmul_out in the public API (the plugin ABI is unchanged: a 1.1
+ *        plugin is a 1.2 one).
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H

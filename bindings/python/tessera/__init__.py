@@ -164,8 +164,12 @@ def where(condition, input, other):
     return wrap(out.value)
 
 
-def matmul(input, other):
-    return _tensor_arg("matmul", input).__matmul__(other)
+def matmul(input, other, *, out=None):
+    if out is None:
+        return _tensor_arg("matmul", input).__matmul__(other)
+    _check(_C.matmul_out(_tensor_arg("matmul", input)._h, _tensor_only("matmul", other, 2)._h,
+                         _out_arg("matmul", out)._h))
+    return out
 
 
 def sum(input, dim=None, keepdim=False, dtype=None):  # noqa: A001

@@ -190,6 +190,7 @@ _SIGNATURES = {
     "tsr_where": (ST, [T, T, T, OUT]),
     "tsr_reduce": (ST, [I32, T, I32, POINTER(c_int32), I32, OUT]),
     "tsr_matmul": (ST, [T, T, OUT]),
+    "tsr_matmul_out": (ST, [T, T, T]),
     "tsr_copy_": (ST, [T, T]),
     "tsr_fill_": (ST, [T, Scalar]),
     "tsr_broadcast_shapes": (ST, [I32, I64P, I32, I64P, POINTER(c_int32), I64P]),
