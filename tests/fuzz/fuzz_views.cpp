@@ -2,7 +2,8 @@
 //
 // The input is a program: each byte picks a call — creation, transpose,
 // permute, slice, select, (un)squeeze, expand, view, reshape, flatten,
-// as_strided, contiguous, clone, to, copy_, fill_, broadcasting add,
+// as_strided, contiguous, clone, to, copy_, fill_, broadcasting add, add
+// into an existing tensor (out=, whose inputs may share its storage),
 // broadcast_shapes, release — and the bytes after it its arguments, in or
 // just out of range. Beside the tensors the fuzzer keeps its own model:
 // for each tensor, the storage cell of every element (row-major), computed
@@ -19,7 +20,7 @@
 //   * a failed call leaves its output alone and says why.
 //
 // Copies (contiguous, clone, to, reshape of a non-viewable tensor, copy_,
-// add) carry values: the model checks those. After each input every tensor
+// add, add out=) carry values: the model checks those. After each input every tensor
 // is released and the runtime must count no live tensor or storage.
 //
 // The CPU plugin is $TESSERA_FUZZ_PLUGIN (a path to cpu_tbb.so), or the fuzz
@@ -304,7 +305,7 @@ class Session {
   // ---- the calls ----
 
   void step(Input& in) {
-    switch (in.byte() % 22) {
+    switch (in.byte() % 23) {
       case 0: return create(in);
       case 1: return transpose(in);
       case 2: return permute(in);
@@ -326,6 +327,7 @@ class Session {
       case 18: return add(in);
       case 19: return broadcast_shapes(in);
       case 20: return squeeze_all(in);
+      case 21: return add_out(in);
       default: return release(in);
     }
   }
@@ -831,6 +833,55 @@ class Session {
     for (double v : sum)
       if (std::fabs(v) > 30000) return tsr_tensor_release(out);
     keep_copy(out, shape, sum);
+  }
+
+  // out = a + b into an existing tensor: a, b and out are views from the
+  // pool, often of one storage (exactly, partly or not at all overlapping).
+  // The model reads a and b first, then writes out (Note [Outputs that share
+  // memory with inputs] in runtime/elementwise.cpp).
+  void add_out(Input& in) {
+    Model* a = pick(in);
+    Model* b = pick(in);
+    Model* out = pick(in);
+    if (a == nullptr || !all_known(*a) || !all_known(*b)) return;
+    std::vector<int64_t> sorted = out->cell;  // as copy: no cell written twice
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return;
+    Shape sa, sb;
+    const bool shapes_ok = broadcast(a->shape, out->shape, sa) && sa == out->shape &&
+                           broadcast(b->shape, out->shape, sb) && sb == out->shape;
+    auto floating = [](int32_t d) { return d == TSR_FLOAT32 || d == TSR_FLOAT64; };
+    const bool cast_ok = !floating(result_type(*a, *b)) || floating(tsr_tensor_dtype(out->t));
+    const Shape& shape = out->shape;
+    const std::vector<double> x = values_of(*a), y = values_of(*b);
+    std::vector<double> sum(static_cast<size_t>(numel_of(shape)));
+    if (shapes_ok) {
+      for_each_index(shape, [&](int64_t k, const std::vector<int64_t>& i) {
+        auto at = [&](const Shape& s) {
+          int64_t j = 0;
+          const size_t off = shape.size() - s.size();
+          for (size_t d = 0; d < s.size(); ++d) j = j * s[d] + (s[d] == 1 ? 0 : i[d + off]);
+          return static_cast<size_t>(j);
+        };
+        sum[static_cast<size_t>(k)] = x[at(a->shape)] + y[at(b->shape)];
+      });
+      for (double v : sum)
+        if (std::fabs(v) > 30000) return;  // int16 could wrap: not compared
+    }
+    const tsr_status st = tsr_binary_out(TSR_OP_ADD, a->t, b->t, out->t);
+    if (!shapes_ok || !cast_ok) {
+      EXPECT(st != TSR_OK, "add out= accepted a shape that does not broadcast to out, or a float into an integer");
+      verify_storage(out->storage);  // nothing written
+      return;
+    }
+    EXPECT(st == TSR_OK, std::string("add out= failed: ") + tsr_last_error_message());
+    Mirror& mirror = mirrors_[out->storage];
+    for (size_t k = 0; k < sum.size(); ++k) {
+      const size_t c = static_cast<size_t>(out->cell[k]);
+      mirror.value[c] = sum[k];
+      mirror.known[c] = 1;
+    }
+    verify_storage(out->storage);
   }
 
   void broadcast_shapes(Input& in) {
