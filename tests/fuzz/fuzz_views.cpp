@@ -796,6 +796,22 @@ class Session {
     return true;
   }
 
+  // a + b (their values now) broadcast to `shape`, in double.
+  std::vector<double> broadcast_sum(const Model& a, const Model& b, const Shape& shape) const {
+    const std::vector<double> x = values_of(a), y = values_of(b);
+    std::vector<double> sum(static_cast<size_t>(numel_of(shape)));
+    for_each_index(shape, [&](int64_t k, const std::vector<int64_t>& i) {
+      auto at = [&](const Shape& s) {
+        int64_t j = 0;
+        const size_t off = shape.size() - s.size();
+        for (size_t d = 0; d < s.size(); ++d) j = j * s[d] + (s[d] == 1 ? 0 : i[d + off]);
+        return static_cast<size_t>(j);
+      };
+      sum[static_cast<size_t>(k)] = x[at(a.shape)] + y[at(b.shape)];
+    });
+    return sum;
+  }
+
   // PyTorch's result_type for two tensors: a 0-d operand only counts when
   // its category (integral < floating) is above the other's.
   static tsr_dtype result_type(const Model& a, const Model& b) {
@@ -817,17 +833,7 @@ class Session {
     const tsr_status st = tsr_binary(TSR_OP_ADD, a->t, b->t, &out);
     if (!ok) return failed(st, out, "add");
     EXPECT(st == TSR_OK, std::string("add failed: ") + tsr_last_error_message());
-    const std::vector<double> x = values_of(*a), y = values_of(*b);
-    std::vector<double> sum(static_cast<size_t>(numel_of(shape)));
-    for_each_index(shape, [&](int64_t k, const std::vector<int64_t>& i) {
-      auto at = [&](const Shape& s) {
-        int64_t j = 0;
-        const size_t off = shape.size() - s.size();
-        for (size_t d = 0; d < s.size(); ++d) j = j * s[d] + (s[d] == 1 ? 0 : i[d + off]);
-        return static_cast<size_t>(j);
-      };
-      sum[static_cast<size_t>(k)] = x[at(a->shape)] + y[at(b->shape)];
-    });
+    const std::vector<double> sum = broadcast_sum(*a, *b, shape);
     EXPECT(tsr_tensor_dtype(out) == result_type(*a, *b), "add's dtype");
     // int16 + int16 may wrap; such sums are not compared.
     for (double v : sum)
@@ -852,19 +858,9 @@ class Session {
                            broadcast(b->shape, out->shape, sb) && sb == out->shape;
     auto floating = [](int32_t d) { return d == TSR_FLOAT32 || d == TSR_FLOAT64; };
     const bool cast_ok = !floating(result_type(*a, *b)) || floating(tsr_tensor_dtype(out->t));
-    const Shape& shape = out->shape;
-    const std::vector<double> x = values_of(*a), y = values_of(*b);
-    std::vector<double> sum(static_cast<size_t>(numel_of(shape)));
+    std::vector<double> sum;
     if (shapes_ok) {
-      for_each_index(shape, [&](int64_t k, const std::vector<int64_t>& i) {
-        auto at = [&](const Shape& s) {
-          int64_t j = 0;
-          const size_t off = shape.size() - s.size();
-          for (size_t d = 0; d < s.size(); ++d) j = j * s[d] + (s[d] == 1 ? 0 : i[d + off]);
-          return static_cast<size_t>(j);
-        };
-        sum[static_cast<size_t>(k)] = x[at(a->shape)] + y[at(b->shape)];
-      });
+      sum = broadcast_sum(*a, *b, out->shape);
       for (double v : sum)
         if (std::fabs(v) > 30000) return;  // int16 could wrap: not compared
     }
