@@ -240,11 +240,7 @@ int bench(const Options& opts) {
   }
   try {
     Runtime rt(opts.config);
-    std::vector<tsr_device> devices = opts.device.empty() ? rt.devices() : std::vector<tsr_device>{rt.device(opts.device)};
-    if (devices.empty()) {
-      std::fprintf(stderr, "tessera bench: no device is available\n%s", rt.describe().c_str());
-      return 1;
-    }
+    const std::vector<tsr_device> devices = chosen_devices(rt, opts.device);
     std::optional<tsr_device> cpu;
     tsr_device found;
     if (tsr_device_parse(rt.get(), "cpu", &found) == TSR_OK) cpu = found;

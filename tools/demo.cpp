@@ -122,14 +122,10 @@ void mlp(const Runtime& rt, tsr_device dev) {
 int demo(const Options& opts) {
   try {
     Runtime rt(opts.config);
-    std::vector<tsr_device> devices = opts.device.empty() ? rt.devices() : std::vector<tsr_device>{rt.device(opts.device)};
+    const std::vector<tsr_device> devices = chosen_devices(rt, opts.device);
     std::printf("Tessera demo: %zu device(s):", devices.size());
     for (tsr_device d : devices) std::printf(" %s", rt.device_name(d).c_str());
     std::printf("\n");
-    if (devices.empty()) {
-      std::fprintf(stderr, "tessera demo: no device is available\n%s", rt.describe().c_str());
-      return 1;
-    }
     for (tsr_device dev : devices) {
       std::printf("\n######## device %s\n", rt.device_name(dev).c_str());
       precision(rt, dev);

@@ -183,6 +183,24 @@ TSR_HD int64_t red_offset(const ReduceParams& p, int64_t r) {
   return off;
 }
 
+// Where thread `thread` of inner-kernel block `block` works: its team's
+// output o and slice s, and its lane in the team. Threads past the last team
+// are inactive: they still join the warp and block folds, with R::init().
+struct InnerPosition {
+  int64_t o, s;
+  int lane;
+  bool active;
+};
+TSR_HD InnerPosition inner_position(const ReduceParams& p, uint64_t block, int thread) {
+  const int64_t team_id = static_cast<int64_t>(block) * (kReduceBlock / p.team) + thread / p.team;
+  InnerPosition q;
+  q.lane = thread % p.team;
+  q.active = team_id < p.n_out * p.slices;
+  q.o = q.active ? team_id / p.slices : 0;
+  q.s = q.active ? team_id - q.o * p.slices : 0;
+  return q;
+}
+
 // One thread's fold in the inner kernel: team lane `lane` of the team for
 // (output o, slice s).
 template <class R, int V>

@@ -10,14 +10,10 @@ namespace tessera::cuda {
 template <class R, int V> __global__ void __launch_bounds__(kReduceBlock) inner_kernel(const ReduceParams p) {
   using acc_t = typename R::acc_t;
   __shared__ acc_t warp_partial[kReduceBlock / 32];
-  const int team = p.team;
-  const int64_t team_id = static_cast<int64_t>(blockIdx.x) * (kReduceBlock / team) + threadIdx.x / team;
-  const int lane = static_cast<int>(threadIdx.x % team);
-  const bool active = team_id < p.n_out * p.slices;
-  const int64_t o = active ? team_id / p.slices : 0, s = active ? team_id - o * p.slices : 0;
-  acc_t acc = active ? inner_thread<R, V>(p, o, s, lane) : R::init();
+  const InnerPosition q = inner_position(p, blockIdx.x, static_cast<int>(threadIdx.x));
+  acc_t acc = q.active ? inner_thread<R, V>(p, q.o, q.s, q.lane) : R::init();
   acc = warp_fold<R>(acc);
-  if (team == kReduceBlock) {  // uniform over the block: every thread reaches the barrier
+  if (p.team == kReduceBlock) {  // uniform over the block: every thread reaches the barrier
     if (threadIdx.x % 32 == 0) warp_partial[threadIdx.x / 32] = acc;
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -25,7 +21,7 @@ template <class R, int V> __global__ void __launch_bounds__(kReduceBlock) inner_
       for (int w = 1; w < kReduceBlock / 32; ++w) R::merge(acc, warp_partial[w]);
     }
   }
-  if (active && lane == 0) write_result<R>(p, o, s, acc);
+  if (q.active && q.lane == 0) write_result<R>(p, q.o, q.s, acc);
 }
 
 template <class R> __global__ void __launch_bounds__(kReduceBlock) column_kernel(const ReduceParams p) {

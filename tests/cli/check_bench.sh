@@ -63,6 +63,12 @@ err=$("$tessera" --config "$work/cpu.json" bench --op nosuch 2>&1); status=$?
 [ "$status" -eq 2 ] && grep -q 'no workload named "nosuch"' <<<"$err" || fail "--op nosuch: $status $err"
 err=$("$tessera" --config "$work/cpu.json" bench --device nosuch:0 2>&1); status=$?
 [ "$status" -ne 0 ] && grep -q 'nosuch' <<<"$err" || fail "--device nosuch:0: $status $err"
+# A device of a known type that is not there: one error up front, no table.
+for cmd in bench demo; do
+  err=$("$tessera" --config "$work/cpu.json" $cmd --device cpu:3 2>&1); status=$?
+  [ "$status" -eq 1 ] && [ "$(grep -c 'device cpu:3 is not available (1 cpu device(s))' <<<"$err")" -eq 1 ] &&
+    ! grep -qE '^(workload|Tessera demo)' <<<"$err" || fail "$cmd --device cpu:3: $status $err"
+done
 err=$("$tessera" --config "$work/cpu.json" bench --size -3 2>&1); status=$?
 [ "$status" -eq 2 ] && grep -q 'needs a positive whole number, got "-3"' <<<"$err" || fail "--size -3: $status $err"
 err=$("$tessera" --config "$work/cpu.json" bench --seconds x 2>&1); status=$?
