@@ -20,8 +20,22 @@ std::string bytes_text(size_t n) {
 
 }  // namespace
 
-CachingAllocator::CachingAllocator(int ordinal, std::string device_name, size_t limit, double fraction)
-    : ordinal_(ordinal), device_name_(std::move(device_name)), limit_(limit), fraction_(fraction) {}
+MemorySource cuda_memory() {
+  MemorySource s;
+  s.malloc = [](void*, void** ptr, size_t nbytes) { return cudaMalloc(ptr, nbytes); };
+  s.free = [](void*, void* ptr) { (void)cudaFree(ptr); };  // waits for the device: queued work may still use the block
+  s.info = [](void*, size_t* free_bytes, size_t* total_bytes) {
+    if (cudaMemGetInfo(free_bytes, total_bytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      *free_bytes = *total_bytes = 0;
+    }
+  };
+  s.ctx = nullptr;
+  return s;
+}
+
+CachingAllocator::CachingAllocator(std::string device_name, size_t limit, double fraction, MemorySource source)
+    : source_(source), device_name_(std::move(device_name)), limit_(limit), fraction_(fraction) {}
 
 CachingAllocator::~CachingAllocator() {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -57,11 +71,11 @@ void* CachingAllocator::allocate(size_t nbytes, cudaStream_t stream) {
       out_of_memory(nbytes, size, "memory_fraction " + std::to_string(fraction_) + " caps this plugin at " + bytes_text(limit_) + " on " + device_name_);
   }
   void* p = nullptr;
-  cudaError_t e = cudaMalloc(&p, size);
+  cudaError_t e = source_.malloc(source_.ctx, &p, size);
   if (e == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
     release_cached_locked();
-    e = cudaMalloc(&p, size);
+    e = source_.malloc(source_.ctx, &p, size);
   }
   if (e == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
@@ -84,7 +98,7 @@ void CachingAllocator::deallocate(void* ptr) noexcept {
     free_[Key{b.stream, b.size}].push_back(ptr);
     cached_ += b.size;
   } catch (...) {  // no memory to remember it: give it back to CUDA instead
-    (void)cudaFree(ptr);
+    source_.free(source_.ctx, ptr);
     reserved_ -= b.size;
   }
 }
@@ -102,7 +116,7 @@ CachingAllocator::Stats CachingAllocator::stats() {
 void CachingAllocator::release_cached_locked() noexcept {
   for (auto& [key, blocks] : free_) {
     for (void* p : blocks) {
-      (void)cudaFree(p);  // waits for the device: queued work may still use the block
+      source_.free(source_.ctx, p);
       reserved_ -= key.size;
       cached_ -= key.size;
     }
@@ -112,7 +126,7 @@ void CachingAllocator::release_cached_locked() noexcept {
 
 void CachingAllocator::out_of_memory(size_t nbytes, size_t rounded, const std::string& why) {
   size_t free_bytes = 0, total_bytes = 0;
-  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) (void)cudaGetLastError();
+  source_.info(source_.ctx, &free_bytes, &total_bytes);
   fail(TSR_ERR_OUT_OF_MEMORY, "cuda: out of memory on " + device_name_ + ": tried to allocate " + bytes_text(nbytes) +
                                   (rounded != nbytes ? " (rounded to " + std::to_string(rounded) + ")" : std::string()) +
                                   "; " + why + "; the device has " + bytes_text(free_bytes) + " free of " +

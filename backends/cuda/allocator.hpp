@@ -28,11 +28,22 @@
 
 namespace tessera::cuda {
 
+// Where the allocator's blocks come from: by default cudaMalloc, cudaFree and
+// cudaMemGetInfo on the current device; tests/cuda/test_cuda_host.cpp puts a
+// fake device memory here to check the caching rules without a GPU.
+struct MemorySource {
+  cudaError_t (*malloc)(void* ctx, void** ptr, size_t nbytes);
+  void (*free)(void* ctx, void* ptr);
+  void (*info)(void* ctx, size_t* free_bytes, size_t* total_bytes);  // 0, 0 when unknown
+  void* ctx;
+};
+MemorySource cuda_memory();
+
 class CachingAllocator {
  public:
   // `device_name` appears in messages ("cuda:0"); `limit` caps the bytes held
-  // from cudaMalloc (live and cached together).
-  CachingAllocator(int ordinal, std::string device_name, size_t limit, double fraction);
+  // from the source (live and cached together).
+  CachingAllocator(std::string device_name, size_t limit, double fraction, MemorySource source = cuda_memory());
   ~CachingAllocator();
   CachingAllocator(const CachingAllocator&) = delete;
   CachingAllocator& operator=(const CachingAllocator&) = delete;
@@ -73,7 +84,7 @@ class CachingAllocator {
   void release_cached_locked() noexcept;
   [[noreturn]] void out_of_memory(size_t nbytes, size_t rounded, const std::string& why);
 
-  int ordinal_;
+  MemorySource source_;
   std::string device_name_;
   size_t limit_;
   double fraction_;

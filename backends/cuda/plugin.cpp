@@ -104,7 +104,7 @@ void init_device(Context& c, Device& d) {
   TSR_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   d.stream = s;
   const size_t limit = static_cast<size_t>(static_cast<double>(d.total_memory) * c.options.memory_fraction);
-  d.allocator = std::make_unique<CachingAllocator>(d.ordinal, "cuda:" + std::to_string(d.index), limit, c.options.memory_fraction);
+  d.allocator = std::make_unique<CachingAllocator>("cuda:" + std::to_string(d.index), limit, c.options.memory_fraction);
   d.staging = std::make_unique<Staging>();
 }
 

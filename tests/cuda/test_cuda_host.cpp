@@ -3,9 +3,11 @@
 // index, so here the same index arithmetic, vector paths, tiles and
 // reduction splits run thread by thread over host memory and are compared
 // element by element with plain loops (and the dtype conversions with the
-// CPU backend's, bit for bit). What this cannot check is the GPU itself:
-// launches, shared-memory races, warp shuffles, cuBLAS; tests/cuda/
-// test_cuda_ops.cpp does that where a GPU exists.
+// CPU backend's, bit for bit). Beside them: every matmul plan through a
+// reference of cuBLAS's contract, and the caching allocator's rules over a
+// fake device memory. What this cannot check is the GPU itself: launches,
+// shared-memory races, warp shuffles, cuBLAS; tests/cuda/test_cuda_ops.cpp
+// does that where a GPU exists.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -275,6 +277,167 @@ TEST_CASE("the allocator's size classes waste at most 12.5% above 1 MiB") {
     if (n > (size_t{1} << 20)) CHECK(static_cast<double>(r) <= static_cast<double>(n) * 1.125 + (2 << 20));
     else CHECK(r - n < 512 + (n == 0 ? 512 : 0));
     last = r;
+  }
+}
+
+// ---- the caching allocator, over a fake device memory -----------------------------------
+
+namespace {
+
+// A device memory of `capacity` bytes: malloc fails with
+// cudaErrorMemoryAllocation past it, as cudaMalloc does; every call counted.
+struct FakeDeviceMemory {
+  size_t capacity = 0, used = 0;
+  int mallocs = 0, frees = 0;
+  std::vector<std::unique_ptr<unsigned char[]>> blocks;
+  std::vector<size_t> sizes;
+
+  cu::MemorySource source() {
+    cu::MemorySource s;
+    s.ctx = this;
+    s.malloc = [](void* ctx, void** ptr, size_t n) {
+      auto& m = *static_cast<FakeDeviceMemory*>(ctx);
+      ++m.mallocs;
+      if (m.used + n > m.capacity) return cudaErrorMemoryAllocation;
+      m.blocks.emplace_back(new unsigned char[n]);
+      m.sizes.push_back(n);
+      m.used += n;
+      *ptr = m.blocks.back().get();
+      return cudaSuccess;
+    };
+    s.free = [](void* ctx, void* ptr) {
+      auto& m = *static_cast<FakeDeviceMemory*>(ctx);
+      ++m.frees;
+      for (size_t i = 0; i < m.blocks.size(); ++i) {
+        if (m.blocks[i].get() == ptr) {
+          m.used -= m.sizes[i];
+          m.blocks.erase(m.blocks.begin() + static_cast<std::ptrdiff_t>(i));
+          m.sizes.erase(m.sizes.begin() + static_cast<std::ptrdiff_t>(i));
+          return;
+        }
+      }
+      FAIL("cudaFree of a pointer the fake never gave out");
+    };
+    s.info = [](void* ctx, size_t* free_bytes, size_t* total_bytes) {
+      auto& m = *static_cast<FakeDeviceMemory*>(ctx);
+      *free_bytes = m.capacity - m.used;
+      *total_bytes = m.capacity;
+    };
+    return s;
+  }
+};
+
+cudaStream_t fake_stream(uintptr_t n) { return reinterpret_cast<cudaStream_t>(n); }
+
+}  // namespace
+
+TEST_CASE("the caching allocator reuses blocks per stream and size class") {
+  FakeDeviceMemory mem;
+  mem.capacity = size_t{64} << 20;
+  cu::CachingAllocator alloc("cuda:0", size_t{1} << 40, 1.0, mem.source());
+  void* a = alloc.allocate(1000, fake_stream(1));
+  CHECK(mem.mallocs == 1);
+  CHECK(mem.sizes.back() == 1024);  // rounded to the size class
+  alloc.deallocate(a);
+  auto st = alloc.stats();
+  CHECK(st.reserved == 1024);
+  CHECK(st.cached == 1024);
+  CHECK(st.in_use == 0);
+  CHECK(st.live_blocks == 0);
+  // The same class on the same stream: the cached block, no cudaMalloc.
+  void* b = alloc.allocate(1023, fake_stream(1));
+  CHECK(b == a);
+  CHECK(mem.mallocs == 1);
+  // Another stream never gets it (its queued work is not ordered with ours).
+  alloc.deallocate(b);
+  void* c = alloc.allocate(1000, fake_stream(2));
+  CHECK(c != a);
+  CHECK(mem.mallocs == 2);
+  // Another size class neither.
+  void* d = alloc.allocate(5000, fake_stream(1));
+  CHECK(d != a);
+  CHECK(mem.mallocs == 3);
+  st = alloc.stats();
+  CHECK(st.reserved == 1024 + 1024 + 5120);
+  CHECK(st.cached == 1024);
+  CHECK(st.live_blocks == 2);
+  // Unknown and null pointers are ignored.
+  int not_ours = 0;
+  alloc.deallocate(&not_ours);
+  alloc.deallocate(nullptr);
+  CHECK(alloc.stats().live_blocks == 2);
+  // empty_cache gives back the cached block only.
+  alloc.empty_cache();
+  CHECK(mem.frees == 1);
+  CHECK(alloc.stats().reserved == 1024 + 5120);
+  alloc.deallocate(c);
+  alloc.deallocate(d);
+}
+
+TEST_CASE("the caching allocator empties its cache before giving up, then reports the bytes") {
+  SECTION("the device runs out: the cache is freed and the allocation retried") {
+    FakeDeviceMemory mem;
+    mem.capacity = 16 << 10;
+    cu::CachingAllocator alloc("cuda:0", size_t{1} << 40, 1.0, mem.source());
+    void* big = alloc.allocate(12 << 10, nullptr);
+    alloc.deallocate(big);  // cached: the device has 4 KiB free
+    void* p = alloc.allocate(8 << 10, nullptr);
+    CHECK(p != nullptr);
+    CHECK(mem.mallocs == 3);  // 12 KiB, 8 KiB refused, 8 KiB after the cache went
+    CHECK(mem.frees == 1);
+    CHECK(alloc.stats().cached == 0);
+    // Now truly out: live blocks hold the memory.
+    void* q = alloc.allocate(4 << 10, nullptr);
+    try {
+      (void)alloc.allocate(8 << 10, nullptr);
+      FAIL("allocated past the device's memory");
+    } catch (const cu::Error& e) {
+      CHECK(e.status() == TSR_ERR_OUT_OF_MEMORY);
+      const std::string msg = e.what();
+      CHECK_THAT(msg, Catch::Contains("out of memory on cuda:0"));
+      CHECK_THAT(msg, Catch::Contains("tried to allocate 8192 bytes"));
+      CHECK_THAT(msg, Catch::Contains("the device has 4096 bytes (4.00 KiB) free of 16384 bytes"));
+      CHECK_THAT(msg, Catch::Contains("this plugin holds 12288 bytes"));
+    }
+    // The allocator still works after the refusal.
+    alloc.deallocate(q);
+    void* r = alloc.allocate(4 << 10, nullptr);
+    CHECK(r == q);
+    alloc.deallocate(r);
+    alloc.deallocate(p);
+  }
+  SECTION("memory_fraction caps what the plugin holds, cache included") {
+    FakeDeviceMemory mem;
+    mem.capacity = size_t{1} << 30;
+    cu::CachingAllocator alloc("cuda:1", 10 << 10, 0.25, mem.source());
+    void* a = alloc.allocate(8 << 10, nullptr);
+    alloc.deallocate(a);
+    void* b = alloc.allocate(4 << 10, nullptr);  // 8 + 4 KiB over the cap: the cached 8 KiB go first
+    CHECK(mem.frees == 1);
+    CHECK(alloc.stats().reserved == 4 << 10);
+    try {
+      (void)alloc.allocate(8 << 10, nullptr);
+      FAIL("allocated past memory_fraction");
+    } catch (const cu::Error& e) {
+      CHECK(e.status() == TSR_ERR_OUT_OF_MEMORY);
+      CHECK_THAT(std::string(e.what()), Catch::Contains("memory_fraction 0.25"));
+      CHECK_THAT(std::string(e.what()), Catch::Contains("cuda:1"));
+    }
+    CHECK(mem.mallocs == 2);  // the cap refused it before the device was asked
+    alloc.deallocate(b);
+  }
+  SECTION("the destructor frees cached blocks and leaves live ones alone") {
+    FakeDeviceMemory mem;
+    mem.capacity = 1 << 20;
+    void* live = nullptr;
+    {
+      cu::CachingAllocator alloc("cuda:0", size_t{1} << 40, 1.0, mem.source());
+      live = alloc.allocate(512, nullptr);
+      alloc.deallocate(alloc.allocate(2048, nullptr));
+    }
+    CHECK(mem.frees == 1);
+    CHECK(mem.used == 512);
+    CHECK(live != nullptr);
   }
 }
 
