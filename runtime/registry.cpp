@@ -16,7 +16,13 @@ const DeviceType* Registry::device_type_by_name(const std::string& name) const n
 
 const DeviceType& Registry::require_device(tsr_device device) const {
   const DeviceType* t = device_type(device.type);
-  if (t == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "unknown device type " + std::to_string(device.type));
+  if (t == nullptr) {
+    std::string known;
+    for (const DeviceType& k : types()) known += (known.empty() ? "" : ", ") + k.name;
+    const char* well_known = device.type == TSR_DEVICE_CPU ? " (cpu)" : device.type == TSR_DEVICE_CUDA ? " (cuda)" : "";
+    fail(TSR_ERR_INVALID_ARGUMENT, "unknown device type " + std::to_string(device.type) + well_known +
+                                       ": no loaded plugin drives it (loaded: " + (known.empty() ? "none" : known) + ")");
+  }
   if (device.index < 0 || device.index >= t->device_count) {
     std::string msg = "device " + t->name + ":" + std::to_string(device.index) + " is not available (" +
                       std::to_string(t->device_count) + " " + t->name + " device(s)";

@@ -103,12 +103,6 @@ template <class S, class T> struct LinspaceFn {
   }
 };
 
-// A scalar converted to storage type S as PyTorch's Scalar.to<S>() does.
-template <class S> S scalar_to(const tsr_scalar& s) {
-  if (s.kind == TSR_SCALAR_FLOAT) return convert<S>(s.f);
-  return convert<S>(s.i);
-}
-
 template <int Op, int D> struct LinspaceKernel {
   static constexpr int key = D;
   static void run(const Exec& ex, const tsr_kernel_args& a) {

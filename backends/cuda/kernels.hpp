@@ -22,6 +22,7 @@ using backend::numel_of;
 using backend::op_supports;
 using backend::scalar_as_double;
 using backend::scalar_as_int;
+using backend::scalar_to;
 
 // "cuda: add(float32): " — the prefix of every kernel error message.
 inline std::string where(const tsr_kernel_args& a, int dtype) { return backend::where("cuda", a, dtype); }

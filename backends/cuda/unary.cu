@@ -9,12 +9,6 @@ namespace tessera::cuda {
 
 namespace {
 
-// A scalar converted to storage type S as PyTorch's Scalar.to<S>() does.
-template <class S> S scalar_to(const tsr_scalar& s) {
-  if (s.kind == TSR_SCALAR_FLOAT) return convert<S>(s.f);
-  return convert<S>(s.i);
-}
-
 template <int Op, int D> struct UnaryKernel {
   static constexpr int key = D;
   static void run(const Exec& ex, const tsr_kernel_args& a) {

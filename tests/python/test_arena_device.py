@@ -10,6 +10,7 @@ import pytest
 
 SCRIPT = r"""
 import tessera, torch
+print([str(d) for d in tessera.devices()], tessera.cuda.is_available(), tessera.cuda.device_count())
 x = tessera.arange(6, device="arena:0").view(2, 3)
 print(x.device, x.T.stride())
 print((x.float() * 2).exp().sum().item() == torch.exp(torch.arange(6).float() * 2).sum().item())
@@ -39,6 +40,7 @@ def test_arena_tensors_compute_and_refuse_host_sharing(tmp_path):
     out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [
+        "['cpu', 'arena:0'] False 0",
         "arena:0 (1, 3)",
         "True",
         "TypeError can't convert arena:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "

@@ -152,6 +152,25 @@ def test_dlpack_import_from_numpy_shares():
     assert key not in _dlpack._imports
 
 
+def test_dlpack_import_of_an_unavailable_device_is_refused_and_frees_nothing_twice():
+    # A capsule that claims CUDA memory: on a machine without a GPU (or without
+    # the cuda plugin) the import is refused naming the device, and the
+    # capsule stays the producer's: its destructor frees it, once.
+    _collect()
+    before = len(_dlpack._exports)
+    capsule = tessera.ones(3).__dlpack__()
+    managed = _dlpack._api.PyCapsule_GetPointer(capsule, _dlpack._NAME)
+    _dlpack.DLManagedTensor.from_address(managed).dl_tensor.device = _dlpack.DLDevice(2, 0)
+    if tessera.cuda.is_available():
+        pytest.skip("a CUDA device is present")
+    with pytest.raises(RuntimeError, match=r"cuda:0 is not available|unknown device type 2 \(cuda\)"):
+        tessera.from_dlpack(capsule)
+    assert len(_dlpack._exports) == before + 1  # still the producer's
+    del capsule
+    _collect()
+    assert len(_dlpack._exports) == before
+
+
 def test_dlpack_bool_is_refused_as_pytorch_does():
     with pytest.raises(RuntimeError, match="Bool type is not supported by dlpack"):
         tessera.tensor([True]).__dlpack__()

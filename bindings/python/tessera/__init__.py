@@ -12,7 +12,7 @@ $TESSERA_CONFIG or the default config beside the library.
 import ctypes
 import operator as _operator
 
-from . import _lib
+from . import _lib, _types
 from ._lib import C as _C, check as _check, runtime as _runtime
 from ._types import as_device as _as_device
 from ._types import (DTYPES as _DTYPES, Size, bfloat16, device, dtype, finfo, float16, float32, float64,
@@ -30,6 +30,30 @@ __version__ = "0.1.0"
 half, double, long, short = float16, float64, int64, int16
 float = float32  # noqa: A001  (torch.float)
 int = int32  # noqa: A001  (torch.int)
+
+
+def devices():
+    """The devices the config enabled that are available here, in the
+    runtime's order: [device(type='cpu'), device(type='cuda', index=0), ...]."""
+    rt = _runtime()
+    out = []
+    for i in range(_C.runtime_device_count(rt)):
+        c = _lib.Device()
+        _check(_C.runtime_device_at(rt, i, c))
+        out.append(_types.device_of(c))
+    return out
+
+
+class cuda:  # noqa: N801  (torch.cuda)
+    """torch.cuda's questions, answered from the loaded cuda plugin."""
+
+    @staticmethod
+    def device_count():
+        return len([d for d in devices() if d.type == "cuda"])
+
+    @staticmethod
+    def is_available():
+        return cuda.device_count() > 0
 
 
 def synchronize(device=None):
@@ -266,6 +290,6 @@ __all__ = [
     "argmax", "float32", "float64", "float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64", "bool",
     "promote_types", "get_default_dtype", "is_tensor", "zeros_like", "ones_like", "full_like", "empty_like",
     "rand_like", "randn_like", "clone", "reshape", "transpose", "permute", "flatten", "unsqueeze", "squeeze",
-    "eq", "ne", "lt", "le", "gt", "ge", "describe", "synchronize", "empty_cache", "memory_stats",
+    "eq", "ne", "lt", "le", "gt", "ge", "describe", "devices", "cuda", "synchronize", "empty_cache", "memory_stats",
 ]
 del _DTYPES

@@ -11,6 +11,15 @@ Note [DLPack ownership]
   from then on) and its memory is wrapped by tsr_from_external, whose
   deleter calls the producer's deleter once the storage's last view goes.
   DLPack counts strides in elements, as tessera does.
+
+Note [DLPack streams]
+  A CUDA tensor's memory may still be written by queued kernels: the
+  producer's, when we import, and ours (on the plugin's own non-blocking
+  stream, which the consumer's stream is not ordered with), when we export.
+  Both directions wait for the device (tsr_synchronize, cudaDeviceSynchronize:
+  every stream's queued work) before the memory changes hands, unless the
+  consumer passes stream=-1 ("no synchronisation"). That costs a device
+  synchronisation per exchange, and never hands over half-written data.
 """
 import ctypes
 import itertools
@@ -112,6 +121,10 @@ def to_dlpack(t, stream=None):
         # has no DLPack device code: no consumer could read the memory.
         raise BufferError(f"a tensor on {t.device} cannot be shared through DLPack: its device type has no "
                           "DLPack code; copy it with .cpu() first")
+    if dev.type != 1 and stream != -1:
+        st = C.synchronize(runtime(), dev)  # Note [DLPack streams]
+        if st:
+            raise error(st)
     n = C.tensor_ndim(h)
     Block = _BLOCKS.get(n)
     if Block is None:
@@ -183,6 +196,10 @@ def from_dlpack(ext):
     item = DTYPES[code].itemsize
     data = (dl.data or 0) + dl.byte_offset
     device = Device(dl.device.device_type, dl.device.device_id)
+    if device.type != 1:
+        st = C.synchronize(runtime(), device)  # Note [DLPack streams]
+        if st:
+            raise error(st)
     # From here on the managed tensor is ours: the producer must not free it.
     _api.PyCapsule_SetName(capsule, _USED)
     key = next(_import_keys)
