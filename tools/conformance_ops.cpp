@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "conformance_checks.hpp"
-#include "tessera/half.h"
+#include "tessera/element.h"
 
 namespace tessera::tool {
 
@@ -43,37 +43,6 @@ const char* layout_name(Layout l) {
 }
 
 // ---- values -----------------------------------------------------------------
-
-double load(const unsigned char* p, int32_t dt) {
-  switch (dt) {
-    case TSR_FLOAT32: { float v; std::memcpy(&v, p, 4); return v; }
-    case TSR_FLOAT64: { double v; std::memcpy(&v, p, 8); return v; }
-    case TSR_FLOAT16: { uint16_t v; std::memcpy(&v, p, 2); return tsr_float16_to_float(v); }
-    case TSR_BFLOAT16: { uint16_t v; std::memcpy(&v, p, 2); return tsr_bfloat16_to_float(v); }
-    case TSR_INT8: return static_cast<int8_t>(*p);
-    case TSR_UINT8: return *p;
-    case TSR_INT16: { int16_t v; std::memcpy(&v, p, 2); return v; }
-    case TSR_INT32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case TSR_INT64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-    default: return *p;  // bool: the byte, so that a bad bool shows
-  }
-}
-
-// `v` is already in the dtype's range (the generators make sure).
-void store(unsigned char* p, int32_t dt, double v) {
-  switch (dt) {
-    case TSR_FLOAT32: { float f = static_cast<float>(v); std::memcpy(p, &f, 4); break; }
-    case TSR_FLOAT64: std::memcpy(p, &v, 8); break;
-    case TSR_FLOAT16: { uint16_t h = tsr_float_to_float16(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
-    case TSR_BFLOAT16: { uint16_t h = tsr_float_to_bfloat16(static_cast<float>(v)); std::memcpy(p, &h, 2); break; }
-    case TSR_INT8: *p = static_cast<unsigned char>(static_cast<int8_t>(v)); break;
-    case TSR_UINT8: *p = static_cast<unsigned char>(v); break;
-    case TSR_INT16: { int16_t i = static_cast<int16_t>(v); std::memcpy(p, &i, 2); break; }
-    case TSR_INT32: { int32_t i = static_cast<int32_t>(v); std::memcpy(p, &i, 4); break; }
-    case TSR_INT64: { int64_t i = static_cast<int64_t>(v); std::memcpy(p, &i, 8); break; }
-    default: *p = v != 0 ? 1 : 0;
-  }
-}
 
 // Deterministic values in [0, 1).
 class Random {
@@ -182,7 +151,7 @@ Operand make_operand(int32_t dtype, std::vector<int64_t> shape, Layout layout, b
   const size_t elem = tsr_dtype_size(dtype);
   o.bytes.assign(static_cast<size_t>(elements) * elem, kSentinel);
   if (!output)
-    for (int64_t i = 0; i < elements; ++i) store(o.bytes.data() + static_cast<size_t>(i) * elem, dtype, draw(r, dtype, domain));
+    for (int64_t i = 0; i < elements; ++i) tsr_element_from_double(dtype, o.bytes.data() + static_cast<size_t>(i) * elem, draw(r, dtype, domain));
   return o;
 }
 
@@ -496,8 +465,8 @@ std::string compare(const Case& c, const std::vector<unsigned char>& got, const 
   int64_t bad = 0, index = 0;
   for_each_offset(d, [&](int64_t off) {
     is_element[static_cast<size_t>(off)] = true;
-    const double g = load(got.data() + static_cast<size_t>(off) * elem, d.dtype);
-    const double w = load(want.data() + static_cast<size_t>(off) * elem, d.dtype);
+    const double g = tsr_element_to_double(d.dtype, got.data() + static_cast<size_t>(off) * elem);
+    const double w = tsr_element_to_double(d.dtype, want.data() + static_cast<size_t>(off) * elem);
     bool ok = g == w || (std::isnan(g) && std::isnan(w)) || (std::isfinite(w) && std::fabs(g - w) <= atol + rtol * std::fabs(w));
     if (d.dtype == TSR_INT64) ok = std::memcmp(got.data() + static_cast<size_t>(off) * elem,
                                               want.data() + static_cast<size_t>(off) * elem, elem) == 0;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tessera/element.h"
 #include "tessera/tessera.h"
 
 static int failures = 0;
@@ -82,6 +83,34 @@ int main(int argc, char** argv) {
   printf("broadcast error: %s\n", tsr_last_error_message());
   CHECK(tsr_binary(TSR_OP_ADD, NULL, b, &bad) == TSR_ERR_INVALID_ARGUMENT);
   CHECK(strstr(tsr_last_error_message(), "NULL") != NULL);
+
+  /* tessera/element.h: one element of any dtype as a double, both ways. */
+  {
+    unsigned char cell[8];
+    const unsigned char untouched[8] = {7, 7, 7, 7, 7, 7, 7, 7};
+    const int64_t big = ((int64_t)1 << 53) + 1;
+    int32_t d;
+    for (d = 0; d < TSR_DTYPE_COUNT; ++d) {
+      const double v = d == TSR_BOOL ? 1.0 : d == TSR_UINT8 ? 200.0 : -3.0;
+      tsr_element_from_double(d, cell, v);
+      CHECK(tsr_element_to_double(d, cell) == v);
+    }
+    tsr_element_from_double(TSR_FLOAT16, cell, 1.0 / 3.0);
+    CHECK(tsr_element_to_double(TSR_FLOAT16, cell) == 0.333251953125);
+    tsr_element_from_double(TSR_BFLOAT16, cell, 1.0 / 3.0);
+    CHECK(tsr_element_to_double(TSR_BFLOAT16, cell) == 0.333984375);
+    tsr_element_from_double(TSR_INT8, cell, -2.9);
+    CHECK(tsr_element_to_double(TSR_INT8, cell) == -2.0);
+    tsr_element_from_double(TSR_BOOL, cell, 0.5);
+    CHECK(cell[0] == 1);
+    cell[0] = 2; /* not a valid bool: reads as its byte, so it shows */
+    CHECK(tsr_element_to_double(TSR_BOOL, cell) == 2.0);
+    memcpy(cell, &big, 8);
+    CHECK(tsr_element_to_double(TSR_INT64, cell) == 9007199254740992.0);
+    memcpy(cell, untouched, 8);
+    tsr_element_from_double(42, cell, 1.0);
+    CHECK(memcmp(cell, untouched, 8) == 0 && tsr_element_to_double(42, cell) == 0.0);
+  }
 
   tsr_tensor_release(t);
   tsr_tensor_release(s);

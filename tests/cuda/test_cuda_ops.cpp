@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/half.h"
+#include "tessera/element.h"
 #include "tessera/tessera.hpp"
 
 using tessera::Runtime;
@@ -46,20 +46,6 @@ bool is_float(tsr_dtype d) { return tsr_dtype_is_floating(d) != 0; }
 
 // ---- host values --------------------------------------------------------------
 
-double decode(tsr_dtype d, const unsigned char* p) {
-  switch (d) {
-    case TSR_FLOAT32: { float v; std::memcpy(&v, p, 4); return v; }
-    case TSR_FLOAT64: { double v; std::memcpy(&v, p, 8); return v; }
-    case TSR_FLOAT16: { uint16_t v; std::memcpy(&v, p, 2); return tsr_float16_to_float(v); }
-    case TSR_BFLOAT16: { uint16_t v; std::memcpy(&v, p, 2); return tsr_bfloat16_to_float(v); }
-    case TSR_INT8: return static_cast<int8_t>(*p);
-    case TSR_UINT8: return *p;
-    case TSR_INT16: { int16_t v; std::memcpy(&v, p, 2); return v; }
-    case TSR_INT32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case TSR_INT64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-    default: return *p != 0;
-  }
-}
 
 std::vector<unsigned char> bytes_of(const Tensor& t) {
   Tensor host = t.to(g_cpu);
@@ -95,7 +81,7 @@ void compare(const std::string& name, const Tensor& gpu, const Tensor& cpu, Matc
     const double tol = match == Match::kExact ? 0 : (match == Match::kUlps ? 8 : 64) * eps_of(d);
     int bad = 0;
     for (size_t i = 0; i < g.size() / es; ++i) {
-      const double x = decode(d, &g[i * es]), y = decode(d, &c[i * es]);
+      const double x = tsr_element_to_double(d, &g[i * es]), y = tsr_element_to_double(d, &c[i * es]);
       bool ok;
       if (std::isnan(x) || std::isnan(y)) ok = std::isnan(x) && std::isnan(y);
       else if (match == Match::kExact) ok = std::memcmp(&g[i * es], &c[i * es], es) == 0 || (x == 0 && y == 0 && is_float(d));
@@ -106,7 +92,7 @@ void compare(const std::string& name, const Tensor& gpu, const Tensor& cpu, Matc
     // -0.0 against +0.0 is a difference too for exact ops (signs are IEEE results).
     if (bad == 0 && match == Match::kExact && g != c && is_float(d)) {
       for (size_t i = 0; i < g.size() / es && why.empty(); ++i)
-        if (std::memcmp(&g[i * es], &c[i * es], es) != 0 && !std::isnan(decode(d, &c[i * es])))
+        if (std::memcmp(&g[i * es], &c[i * es], es) != 0 && !std::isnan(tsr_element_to_double(d, &c[i * es])))
           why = "element " + std::to_string(i) + ": the sign of zero differs";
     }
   }
@@ -403,7 +389,7 @@ void matmuls() {
           const double tol = (d == TSR_FLOAT32 ? 1e-5 : (d == TSR_FLOAT16 ? 4e-3 : 3e-2)) * std::sqrt(static_cast<double>(std::max<int64_t>(K, 1))) * 16;
           int bad = 0;
           for (size_t i = 0; i < gbytes.size() / 8; ++i) {
-            const double x = decode(TSR_FLOAT64, &gbytes[i * 8]), y = decode(TSR_FLOAT64, &ebytes[i * 8]);
+            const double x = tsr_element_to_double(TSR_FLOAT64, &gbytes[i * 8]), y = tsr_element_to_double(TSR_FLOAT64, &ebytes[i * 8]);
             if (!(std::abs(x - y) <= tol)) ++bad;
           }
           if (got.shape() != ref.shape() || got.dtype() != d || bad > 0) {

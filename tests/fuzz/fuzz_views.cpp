@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "runtime.hpp"
+#include "tessera/element.h"
 #include "tessera/tessera.h"
 
 namespace {
@@ -136,15 +137,9 @@ struct Model {
 };
 
 double load(int32_t dtype, const void* base, int64_t i) {
-  const char* p = static_cast<const char*>(base);
-  switch (dtype) {
-    case TSR_FLOAT32: { float v; std::memcpy(&v, p + i * 4, 4); return v; }
-    case TSR_FLOAT64: { double v; std::memcpy(&v, p + i * 8, 8); return v; }
-    case TSR_INT16: { int16_t v; std::memcpy(&v, p + i * 2, 2); return v; }
-    case TSR_INT32: { int32_t v; std::memcpy(&v, p + i * 4, 4); return v; }
-    case TSR_INT64: { int64_t v; std::memcpy(&v, p + i * 8, 8); return static_cast<double>(v); }
-    default: finding("unexpected dtype");
-  }
+  const size_t size = tsr_dtype_size(dtype);
+  if (size == 0) finding("unexpected dtype");
+  return tsr_element_to_double(dtype, static_cast<const char*>(base) + i * static_cast<int64_t>(size));
 }
 
 const tsr_dtype kDtypes[] = {TSR_INT64, TSR_INT32, TSR_INT16, TSR_FLOAT32, TSR_FLOAT64};
@@ -355,13 +350,7 @@ class Session {
     for (int64_t k = 0; k < n; ++k) {
       const double x = v[static_cast<size_t>(k)];
       char* p = reinterpret_cast<char*>(host.data()) + k * static_cast<int64_t>(tsr_dtype_size(dtype));
-      switch (dtype) {
-        case TSR_FLOAT32: { float y = static_cast<float>(x); std::memcpy(p, &y, 4); break; }
-        case TSR_FLOAT64: std::memcpy(p, &x, 8); break;
-        case TSR_INT16: { int16_t y = static_cast<int16_t>(x); std::memcpy(p, &y, 2); break; }
-        case TSR_INT32: { int32_t y = static_cast<int32_t>(x); std::memcpy(p, &y, 4); break; }
-        default: { int64_t y = static_cast<int64_t>(x); std::memcpy(p, &y, 8); break; }
-      }
+      tsr_element_from_double(dtype, p, x);
     }
     EXPECT(tsr_from_host(runtime(), host.data(), static_cast<int32_t>(shape.size()), shape.data(), dtype, kCpu, &out) ==
                TSR_OK,

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/element.h"
 #include "tessera/half.h"
 #include "tessera/plugin.h"
 
@@ -65,20 +66,6 @@ inline Plugin& plugin(int threads = 0) {  // 0: all cores
 }
 
 // ---- elements as doubles --------------------------------------------------------
-inline double read_elem(int dtype, const unsigned char* p) {
-  switch (dtype) {
-    case TSR_FLOAT32: { float v; std::memcpy(&v, p, 4); return v; }
-    case TSR_FLOAT64: { double v; std::memcpy(&v, p, 8); return v; }
-    case TSR_FLOAT16: { uint16_t v; std::memcpy(&v, p, 2); return tsr_float16_to_float(v); }
-    case TSR_BFLOAT16: { uint16_t v; std::memcpy(&v, p, 2); return tsr_bfloat16_to_float(v); }
-    case TSR_INT8: return static_cast<int8_t>(*p);
-    case TSR_UINT8: return *p;
-    case TSR_INT16: { int16_t v; std::memcpy(&v, p, 2); return v; }
-    case TSR_INT32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case TSR_INT64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
-    default: return *p;  // bool: the raw byte, so a stray 2 shows
-  }
-}
 
 // Stores v (an in-range value; integral dtypes take whole numbers and wrap).
 inline void write_elem(int dtype, unsigned char* p, double v) {
@@ -102,7 +89,7 @@ inline void write_elem(int dtype, unsigned char* p, double v) {
 inline double round_to(int dtype, double v) {
   unsigned char buf[8];
   write_elem(dtype, buf, v);
-  return read_elem(dtype, buf);
+  return tsr_element_to_double(dtype, buf);
 }
 
 inline bool is_float(int d) { return d == TSR_FLOAT32 || d == TSR_FLOAT64 || d == TSR_FLOAT16 || d == TSR_BFLOAT16; }
@@ -160,7 +147,7 @@ struct Tensor {
   unsigned char* at(int64_t flat) {
     return bytes.data() + kGuard + storage_index(flat) * tsr_dtype_size(desc.dtype);
   }
-  double get(int64_t flat) { return read_elem(dtype(), at(flat)); }
+  double get(int64_t flat) { return tsr_element_to_double(dtype(), at(flat)); }
   void set(int64_t flat, double v) { write_elem(dtype(), at(flat), v); }
 
   // Empty when only the view's elements changed, else where the first stray write is.
