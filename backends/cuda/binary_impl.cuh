@@ -1,6 +1,6 @@
-// The kernel-table entry of the binary ops ADD..POW (binary.cu and
-// binary_minmax_pow.cu instantiate it; two files so that they compile in
-// parallel).
+// The kernel-table entry of the binary ops ADD..POW and the comparisons
+// EQ..GE, whose output is bool (binary.cu, binary_minmax_pow.cu and
+// compare.cu instantiate it; three files so that they compile in parallel).
 #pragma once
 
 #include "binary_ops.hpp"
@@ -11,14 +11,16 @@ namespace tessera::cuda {
 
 template <int Op, int D> struct BinaryKernel {
   static constexpr int key = D;
+  static constexpr bool kCompare = Op >= TSR_OP_EQ && Op <= TSR_OP_GE;
   static void run(const Exec& ex, const tsr_kernel_args& a) {
     check_args(a, D, 2, 0, 0);
     const tsr_tensor_desc& out = *a.output;
     const tsr_tensor_desc& x = *a.inputs[0];
     const tsr_tensor_desc& y = *a.inputs[1];
-    backend::check_binary_operands("cuda", a, D, D);
+    backend::check_binary_operands("cuda", a, D, kCompare ? TSR_BOOL : D);
     using S = storage_t<D>;
-    pointwise<S, S, S>(ex, out, {&x, &y}, BinaryFn<Op, S>{});
+    if constexpr (kCompare) pointwise<Bool, S, S>(ex, out, {&x, &y}, CompareFn<Op, S>{});
+    else pointwise<S, S, S>(ex, out, {&x, &y}, BinaryFn<Op, S>{});
   }
 };
 
