@@ -63,6 +63,75 @@ inline void check_dtype(const char* plugin, const tsr_kernel_args& a, int key, c
          where(plugin, a, key) + what + " is " + tsr_dtype_name(d.dtype) + ", expected " + tsr_dtype_name(dtype));
 }
 
+// ---- the arguments every kernel relies on -------------------------------------------
+// Counts and pointers as the op needs them, the device index below
+// `device_count`, and descriptors a kernel can walk: non-negative sizes,
+// strides and offset, a known dtype, data unless empty, and, where
+// `device_type` is set (non-zero), a non-empty tensor on (device_type,
+// a.device_index): a GPU kernel would fault on a host pointer. The common
+// case costs a few compares; messages are built only when something is wrong.
+
+inline bool desc_ok(const tsr_tensor_desc* d, const tsr_kernel_args& a, int32_t device_type) {
+  if (d == nullptr || d->struct_size < TSR_TENSOR_DESC_STRUCT_SIZE || d->ndim < 0 || d->ndim > TSR_MAX_DIMS ||
+      tsr_dtype_size(d->dtype) == 0 || d->offset < 0)
+    return false;
+  bool empty = false;
+  for (int i = 0; i < d->ndim; ++i) {
+    if (d->shape[i] < 0 || d->strides[i] < 0) return false;
+    empty = empty || d->shape[i] == 0;
+  }
+  if (empty) return true;
+  return d->data != nullptr && (device_type == 0 || (d->device.type == device_type && d->device.index == a.device_index));
+}
+
+[[gnu::cold, gnu::noinline]] inline void explain_bad_desc(const char* plugin, const tsr_kernel_args& a, int key,
+                                                          const tsr_tensor_desc* d, const char* what, int32_t device_type) {
+  const std::string at = where(plugin, a, key) + what;
+  if (d == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, at + " is NULL");
+  if (d->struct_size < TSR_TENSOR_DESC_STRUCT_SIZE) fail(TSR_ERR_INVALID_ARGUMENT, at + ": descriptor too small");
+  if (d->ndim < 0 || d->ndim > TSR_MAX_DIMS) fail(TSR_ERR_INVALID_ARGUMENT, at + ": ndim " + std::to_string(d->ndim) + " out of range");
+  if (tsr_dtype_size(d->dtype) == 0) fail(TSR_ERR_TYPE, at + ": unknown dtype " + std::to_string(d->dtype));
+  bool empty = false;
+  for (int i = 0; i < d->ndim; ++i) {
+    if (d->shape[i] < 0) fail(TSR_ERR_INVALID_ARGUMENT, at + ": negative size");
+    if (d->strides[i] < 0) fail(TSR_ERR_INVALID_ARGUMENT, at + ": negative stride");
+    empty = empty || d->shape[i] == 0;
+  }
+  if (d->offset < 0) fail(TSR_ERR_INVALID_ARGUMENT, at + ": negative offset");
+  if (!empty && d->data == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, at + ": NULL data");
+  if (!empty && device_type != 0 && (d->device.type != device_type || d->device.index != a.device_index))
+    fail(TSR_ERR_INVALID_ARGUMENT, at + " is not on " + plugin + ":" + std::to_string(a.device_index));
+}
+
+[[gnu::cold, gnu::noinline]] inline void explain_bad_args(const char* plugin, const tsr_kernel_args& a, int dtype, int num_inputs,
+                                                          int num_scalars, int num_params, int32_t device_count,
+                                                          int32_t device_type) {
+  if (a.struct_size < TSR_STRUCT_SIZE(tsr_kernel_args, num_params))
+    fail(TSR_ERR_INVALID_ARGUMENT, where(plugin, a, dtype) + "kernel args struct too small");
+  if (a.device_index < 0 || a.device_index >= device_count)
+    fail(TSR_ERR_INDEX, where(plugin, a, dtype) + "no device " + std::to_string(a.device_index));
+  if (a.num_inputs != num_inputs || (num_inputs > 0 && a.inputs == nullptr))
+    fail(TSR_ERR_INVALID_ARGUMENT, where(plugin, a, dtype) + "expects " + std::to_string(num_inputs) + " inputs, got " +
+                                       std::to_string(a.num_inputs));
+  if (a.num_scalars < num_scalars || (num_scalars > 0 && a.scalars == nullptr))
+    fail(TSR_ERR_INVALID_ARGUMENT, where(plugin, a, dtype) + "expects " + std::to_string(num_scalars) + " scalars");
+  if (a.num_params < num_params || (num_params > 0 && a.params == nullptr))
+    fail(TSR_ERR_INVALID_ARGUMENT, where(plugin, a, dtype) + "expects " + std::to_string(num_params) + " params");
+  explain_bad_desc(plugin, a, dtype, a.output, "output", device_type);
+  for (int i = 0; i < num_inputs; ++i) explain_bad_desc(plugin, a, dtype, a.inputs[i], "input", device_type);
+  fail(TSR_ERR_INTERNAL, where(plugin, a, dtype) + "bad arguments");  // unreachable: check_kernel_args found a problem
+}
+
+inline void check_kernel_args(const char* plugin, const tsr_kernel_args& a, int dtype, int num_inputs, int num_scalars,
+                              int num_params, int32_t device_count, int32_t device_type) {
+  bool ok = a.struct_size >= TSR_STRUCT_SIZE(tsr_kernel_args, num_params) && a.device_index >= 0 &&
+            a.device_index < device_count && a.num_inputs == num_inputs && (num_inputs == 0 || a.inputs != nullptr) &&
+            a.num_scalars >= num_scalars && (num_scalars == 0 || a.scalars != nullptr) && a.num_params >= num_params &&
+            (num_params == 0 || a.params != nullptr) && desc_ok(a.output, a, device_type);
+  for (int i = 0; ok && i < num_inputs; ++i) ok = desc_ok(a.inputs[i], a, device_type);
+  if (!ok) explain_bad_args(plugin, a, dtype, num_inputs, num_scalars, num_params, device_count, device_type);
+}
+
 // `in` has the output's shape (pointwise ops).
 inline void check_same_shape(const char* plugin, const tsr_kernel_args& a, int key, const tsr_tensor_desc& in,
                              const char* what) {

@@ -1,41 +1,14 @@
 // The kernel table and the argument checks shared by all kernels.
+#include <cstdint>
+
 #include "kernels.hpp"
 
 namespace tessera::cuda {
 
-namespace {
-
-void check_desc(const tsr_kernel_args& a, int key, const tsr_tensor_desc* d, const char* what) {
-  if (d == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, where(a, key) + what + " is NULL");
-  if (d->struct_size < TSR_TENSOR_DESC_STRUCT_SIZE) fail(TSR_ERR_INVALID_ARGUMENT, where(a, key) + what + ": descriptor too small");
-  if (d->ndim < 0 || d->ndim > TSR_MAX_DIMS)
-    fail(TSR_ERR_INVALID_ARGUMENT, where(a, key) + what + ": ndim " + std::to_string(d->ndim) + " out of range");
-  if (tsr_dtype_size(d->dtype) == 0) fail(TSR_ERR_TYPE, where(a, key) + what + ": unknown dtype " + std::to_string(d->dtype));
-  bool empty = false;
-  for (int i = 0; i < d->ndim; ++i) {
-    if (d->shape[i] < 0) fail(TSR_ERR_INVALID_ARGUMENT, where(a, key) + what + ": negative size");
-    if (d->strides[i] < 0) fail(TSR_ERR_INVALID_ARGUMENT, where(a, key) + what + ": negative stride");
-    empty = empty || d->shape[i] == 0;
-  }
-  if (d->offset < 0) fail(TSR_ERR_INVALID_ARGUMENT, where(a, key) + what + ": negative offset");
-  if (!empty && d->data == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, where(a, key) + what + ": NULL data");
-  // Kernels dereference the pointers on the GPU: a host pointer would fault there.
-  if (!empty && (d->device.type != TSR_DEVICE_CUDA || d->device.index != a.device_index))
-    fail(TSR_ERR_INVALID_ARGUMENT, where(a, key) + what + " is not on cuda:" + std::to_string(a.device_index));
-}
-
-}  // namespace
-
+// kernel_entry has already checked the device index against the devices
+// found; descriptors must be on that device (kernels dereference them there).
 void check_args(const tsr_kernel_args& a, int dtype, int num_inputs, int num_scalars, int num_params) {
-  if (a.num_inputs != num_inputs || (num_inputs > 0 && a.inputs == nullptr))
-    fail(TSR_ERR_INVALID_ARGUMENT, where(a, dtype) + "expects " + std::to_string(num_inputs) + " inputs, got " +
-                                       std::to_string(a.num_inputs));
-  if (a.num_scalars < num_scalars || (num_scalars > 0 && a.scalars == nullptr))
-    fail(TSR_ERR_INVALID_ARGUMENT, where(a, dtype) + "expects " + std::to_string(num_scalars) + " scalars");
-  if (a.num_params < num_params || (num_params > 0 && a.params == nullptr))
-    fail(TSR_ERR_INVALID_ARGUMENT, where(a, dtype) + "expects " + std::to_string(num_params) + " params");
-  check_desc(a, dtype, a.output, "output");
-  for (int i = 0; i < num_inputs; ++i) check_desc(a, dtype, a.inputs[i], "input");
+  backend::check_kernel_args("cuda", a, dtype, num_inputs, num_scalars, num_params, INT32_MAX, TSR_DEVICE_CUDA);
 }
 
 const tsr_kernel_table& kernel_table() {
