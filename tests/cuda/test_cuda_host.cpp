@@ -441,6 +441,26 @@ TEST_CASE("the caching allocator empties its cache before giving up, then report
   }
 }
 
+TEST_CASE("a GPU kernel refuses operands that are not on its device") {
+  HostTensor out = make_tensor(TSR_FLOAT32, {2, 3}, {3, 1}, 0), in = make_tensor(TSR_FLOAT32, {2, 3}, {3, 1}, 0);
+  const tsr_tensor_desc* inputs[1] = {&in.desc};
+  tsr_kernel_args k{};
+  k.struct_size = TSR_KERNEL_ARGS_STRUCT_SIZE;
+  k.op = TSR_OP_NEG;
+  k.output = &out.desc;
+  k.inputs = inputs;
+  k.num_inputs = 1;
+  auto check = [&] { tessera::backend::check_kernel_args("cuda", k, TSR_FLOAT32, 1, 0, 0, INT32_MAX, TSR_DEVICE_CUDA); };
+  CHECK_NOTHROW(check());  // make_tensor puts both on cuda:0
+  in.desc.device = tsr_device{TSR_DEVICE_CPU, 0};
+  CHECK_THROWS_WITH(check(), "cuda: neg(float32): input is not on cuda:0");
+  in.desc.device = tsr_device{TSR_DEVICE_CUDA, 1};
+  CHECK_THROWS_WITH(check(), "cuda: neg(float32): input is not on cuda:0");
+  in.desc.shape[0] = 0;  // empty: never dereferenced, any device will do
+  out.desc.shape[0] = 0;
+  CHECK_NOTHROW(check());
+}
+
 // ---- pointwise -----------------------------------------------------------------------
 
 TEST_CASE("binary add float32 over every layout pair, 32- and 64-bit paths") {

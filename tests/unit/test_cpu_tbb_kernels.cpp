@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -290,6 +291,85 @@ TEST_CASE("cpu_tbb: the kernel table has exactly the supported (op, dtype) pairs
       CHECK(seen.count({op, d}) == (expected_support(op, d) ? 1u : 0u));
     }
   }
+}
+
+TEST_CASE("cpu_tbb: a kernel called with bad arguments says what is wrong and writes nothing") {
+  Plugin& p = plugin();
+  const tsr_kernel_fn add = p.kernels.at({TSR_OP_ADD, TSR_FLOAT32});
+  float a_data[6] = {1, 2, 3, 4, 5, 6}, b_data[6] = {1, 1, 1, 1, 1, 1}, out_data[6] = {-7, -7, -7, -7, -7, -7};
+  auto desc = [](float* data) {
+    tsr_tensor_desc d{};
+    d.struct_size = TSR_TENSOR_DESC_STRUCT_SIZE;
+    d.data = data;
+    d.ndim = 2;
+    d.shape[0] = 2;
+    d.shape[1] = 3;
+    d.strides[0] = 3;
+    d.strides[1] = 1;
+    d.dtype = TSR_FLOAT32;
+    d.device = tsr_device{TSR_DEVICE_CPU, 0};
+    return d;
+  };
+  struct Case {
+    const char* name;
+    std::function<void(tsr_kernel_args&, tsr_tensor_desc&, tsr_tensor_desc&, tsr_tensor_desc&)> spoil;
+    tsr_status status;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"args struct too small", [](auto& k, auto&, auto&, auto&) { k.struct_size = 8; }, TSR_ERR_INVALID_ARGUMENT,
+       "add(float32): kernel args struct too small"},
+      {"device 1", [](auto& k, auto&, auto&, auto&) { k.device_index = 1; }, TSR_ERR_INDEX, "add(float32): no device 1"},
+      {"one input", [](auto& k, auto&, auto&, auto&) { k.num_inputs = 1; }, TSR_ERR_INVALID_ARGUMENT,
+       "add(float32): expects 2 inputs, got 1"},
+      {"NULL inputs", [](auto& k, auto&, auto&, auto&) { k.inputs = nullptr; }, TSR_ERR_INVALID_ARGUMENT,
+       "add(float32): expects 2 inputs, got 2"},
+      {"NULL output", [](auto& k, auto&, auto&, auto&) { k.output = nullptr; }, TSR_ERR_INVALID_ARGUMENT,
+       "add(float32): output is NULL"},
+      {"descriptor too small", [](auto&, auto& o, auto&, auto&) { o.struct_size = 16; }, TSR_ERR_INVALID_ARGUMENT,
+       "add(float32): output: descriptor too small"},
+      {"ndim too large", [](auto&, auto&, auto& x, auto&) { x.ndim = TSR_MAX_DIMS + 1; }, TSR_ERR_INVALID_ARGUMENT, "add(float32): input: ndim 17 out of range"},
+      {"unknown dtype", [](auto&, auto&, auto&, auto& y) { y.dtype = 42; }, TSR_ERR_TYPE, "add(float32): input: unknown dtype 42"},
+      {"negative size", [](auto&, auto& o, auto&, auto&) { o.shape[1] = -3; }, TSR_ERR_INVALID_ARGUMENT,
+       "add(float32): output: negative size"},
+      {"negative stride", [](auto&, auto&, auto& x, auto&) { x.strides[0] = -3; }, TSR_ERR_INVALID_ARGUMENT,
+       "add(float32): input: negative stride"},
+      {"negative offset", [](auto&, auto&, auto&, auto& y) { y.offset = -1; }, TSR_ERR_INVALID_ARGUMENT,
+       "add(float32): input: negative offset"},
+      {"NULL data", [](auto&, auto& o, auto&, auto&) { o.data = nullptr; }, TSR_ERR_INVALID_ARGUMENT,
+       "add(float32): output: NULL data"},
+      {"wrong input dtype", [](auto&, auto&, auto& x, auto&) { x.dtype = TSR_FLOAT64; }, TSR_ERR_TYPE,
+       "add(float32): input 0 is float64, expected float32"},
+      {"wrong shape", [](auto&, auto&, auto&, auto& y) { y.shape[0] = 1; }, TSR_ERR_SHAPE,
+       "add(float32): input 1 does not have the output's shape"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    tsr_tensor_desc out = desc(out_data), x = desc(a_data), y = desc(b_data);
+    const tsr_tensor_desc* inputs[2] = {&x, &y};
+    tsr_kernel_args k{};
+    k.struct_size = TSR_KERNEL_ARGS_STRUCT_SIZE;
+    k.op = TSR_OP_ADD;
+    k.output = &out;
+    k.inputs = inputs;
+    k.num_inputs = 2;
+    c.spoil(k, out, x, y);
+    g_last_error.clear();
+    CHECK(add(p.api->ctx, &k) == c.status);
+    CHECK_THAT(g_last_error, Catch::Contains(c.message));
+    for (float v : out_data) CHECK(v == -7);
+  }
+  // An empty tensor needs no data.
+  tsr_tensor_desc out = desc(nullptr), x = desc(nullptr), y = desc(nullptr);
+  out.shape[0] = x.shape[0] = y.shape[0] = 0;
+  const tsr_tensor_desc* inputs[2] = {&x, &y};
+  tsr_kernel_args k{};
+  k.struct_size = TSR_KERNEL_ARGS_STRUCT_SIZE;
+  k.op = TSR_OP_ADD;
+  k.output = &out;
+  k.inputs = inputs;
+  k.num_inputs = 2;
+  CHECK(add(p.api->ctx, &k) == TSR_OK);
 }
 
 TEST_CASE("cpu_tbb: binary ops and comparisons match float64 on every layout") {
