@@ -343,16 +343,21 @@ TEST_CASE("cpu_tbb: a kernel called with bad arguments says what is wrong and wr
       {"wrong shape", [](auto&, auto&, auto&, auto& y) { y.shape[0] = 1; }, TSR_ERR_SHAPE,
        "add(float32): input 1 does not have the output's shape"},
   };
-  for (const Case& c : cases) {
-    INFO(c.name);
-    tsr_tensor_desc out = desc(out_data), x = desc(a_data), y = desc(b_data);
-    const tsr_tensor_desc* inputs[2] = {&x, &y};
+  // out = inputs[0] + inputs[1]
+  auto args = [](tsr_tensor_desc& out, const tsr_tensor_desc** inputs) {
     tsr_kernel_args k{};
     k.struct_size = TSR_KERNEL_ARGS_STRUCT_SIZE;
     k.op = TSR_OP_ADD;
     k.output = &out;
     k.inputs = inputs;
     k.num_inputs = 2;
+    return k;
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    tsr_tensor_desc out = desc(out_data), x = desc(a_data), y = desc(b_data);
+    const tsr_tensor_desc* inputs[2] = {&x, &y};
+    tsr_kernel_args k = args(out, inputs);
     c.spoil(k, out, x, y);
     g_last_error.clear();
     CHECK(add(p.api->ctx, &k) == c.status);
@@ -363,12 +368,7 @@ TEST_CASE("cpu_tbb: a kernel called with bad arguments says what is wrong and wr
   tsr_tensor_desc out = desc(nullptr), x = desc(nullptr), y = desc(nullptr);
   out.shape[0] = x.shape[0] = y.shape[0] = 0;
   const tsr_tensor_desc* inputs[2] = {&x, &y};
-  tsr_kernel_args k{};
-  k.struct_size = TSR_KERNEL_ARGS_STRUCT_SIZE;
-  k.op = TSR_OP_ADD;
-  k.output = &out;
-  k.inputs = inputs;
-  k.num_inputs = 2;
+  tsr_kernel_args k = args(out, inputs);
   CHECK(add(p.api->ctx, &k) == TSR_OK);
 }
 
