@@ -215,14 +215,16 @@ void binary_scalar_out(int32_t op, const tsr_tensor& a, tsr_scalar b, bool rever
   else binary_into(op, a, *s, out, compute);
 }
 
+// Comparisons too, as PyTorch's lt_ and friends: a's elements become 1 or 0
+// (true or false) in a's dtype.
 void binary_inplace(int32_t op, const tsr_tensor& a, const tsr_tensor& b) {
-  check_op(op, is_binary(op) && !is_comparison(op), "an in-place arithmetic op");
+  check_op(op, is_binary(op), "a binary op");
   check_same_device(a, b);
   binary_into(op, a, b, a, binary_compute_dtype(op, a, b));
 }
 
 void binary_scalar_inplace(int32_t op, const tsr_tensor& a, tsr_scalar b) {
-  check_op(op, is_binary(op) && !is_comparison(op), "an in-place arithmetic op");
+  check_op(op, is_binary(op), "a binary op");
   const int32_t compute = scalar_compute_dtype(op, a, b);
   TensorRef s = scalar_tensor(*a.rt, b, compute, a.device);
   binary_into(op, a, *s, a, compute);

@@ -17,6 +17,7 @@ bool cast_copy_to_integral(const Exec& ex, const tsr_tensor_desc& out, const tsr
 
 namespace {
 
+#if defined(__CUDACC__)
 template <class T, int TILE> __global__ void __launch_bounds__(kTileThreadsX* kTileThreadsY) tiled_kernel(const TileParams p) {
   __shared__ T tile[TILE * (TILE + 1)];
   const TileOrigin o = tile_origin<TILE>(p, blockIdx.x, blockIdx.y, blockIdx.z);
@@ -24,6 +25,7 @@ template <class T, int TILE> __global__ void __launch_bounds__(kTileThreadsX* kT
   __syncthreads();
   tile_store<T, TILE>(p, o, tile, threadIdx.x, threadIdx.y);
 }
+#endif
 
 template <class T> struct Identity {
   __host__ __device__ T operator()(T x) const { return x; }
@@ -39,9 +41,13 @@ template <class T> void copy_raw(const Exec& ex, const tsr_tensor_desc& out, con
   }
   constexpr int TILE = kTile<sizeof(T)>;
   if (const auto tp = plan_tiled(plan, TILE)) {
+#if defined(__CUDACC__)
     const dim3 grid(static_cast<unsigned>(tp->tiles_a), static_cast<unsigned>(tp->tiles_b), tp->batches);
     tiled_kernel<T, TILE><<<grid, dim3(kTileThreadsX, kTileThreadsY), 0, ex.stream>>>(*tp);
     ex.check_launch("tiled_kernel");
+#else
+    tiled_on_host<T, TILE>(*tp);
+#endif
     return;
   }
   pointwise<T, T>(ex, out, {&in}, Identity<T>{});

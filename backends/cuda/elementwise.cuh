@@ -347,59 +347,9 @@ template <size_t N> PointwiseLaunch<N> plan_pointwise(const Plan<N>& plan, int V
 inline constexpr int kPointwiseBlock = 256;
 inline constexpr int kFlatUnroll = 2;
 
-#if defined(__CUDACC__)
-
-// (A __global__ template's parameter pack must come last, so F goes before In.)
-template <int V, int U, class Out, class F, class... In>
-__global__ void __launch_bounds__(kPointwiseBlock) flat_kernel(const FlatParams<1 + sizeof...(In)> p, const F f) {
-  const uint64_t t = static_cast<uint64_t>(blockIdx.x) * kPointwiseBlock + threadIdx.x;
-  flat_thread<V, U, Out, In...>(p, f, t, std::index_sequence_for<In...>{});
-}
-
-template <int V, class Index, class Out, class F, class... In>
-__global__ void __launch_bounds__(kPointwiseBlock) strided_kernel(const StridedParams<1 + sizeof...(In), Index> p, const F f) {
-  const Index t = static_cast<Index>(blockIdx.x) * kPointwiseBlock + static_cast<Index>(threadIdx.x);
-  strided_thread<V, Index, Out, In...>(p, f, t, std::index_sequence_for<In...>{});
-}
-
-inline unsigned blocks_for(uint64_t threads, const char* what) {
-  const uint64_t blocks = (threads + kPointwiseBlock - 1) / kPointwiseBlock;
-  if (blocks > 0x7FFFFFFFu) fail(TSR_ERR_INVALID_ARGUMENT, std::string("cuda: ") + what + ": tensor too large for one launch");
-  return static_cast<unsigned>(blocks);
-}
-
-// out[...] = f(ins[0][...], ...) over one shape; Out and In are storage types
-// matching the descriptors' dtypes. Queued on ex.stream.
-template <class Out, class... In, class F>
-void pointwise(const Exec& ex, const tsr_tensor_desc& out, const std::array<const tsr_tensor_desc*, sizeof...(In)>& ins, F f) {
-  constexpr size_t N = 1 + sizeof...(In);
-  constexpr int V = kVec<Out, In...>;
-  std::array<const tsr_tensor_desc*, N> ops{};
-  ops[0] = &out;
-  std::copy(ins.begin(), ins.end(), ops.begin() + 1);
-  const PointwiseLaunch<N> L = plan_pointwise(make_plan(ops, true), V, kFlatUnroll);
-  switch (L.kind) {
-    case PathKind::kNone:
-      return;
-    case PathKind::kFlat:
-      flat_kernel<V, kFlatUnroll, Out, F, In...><<<blocks_for(L.threads, "pointwise"), kPointwiseBlock, 0, ex.stream>>>(L.flat, f);
-      ex.check_launch("flat_kernel");
-      return;
-    case PathKind::kStrided32:
-      strided_kernel<V, uint32_t, Out, F, In...><<<blocks_for(L.threads, "pointwise"), kPointwiseBlock, 0, ex.stream>>>(L.s32, f);
-      ex.check_launch("strided_kernel");
-      return;
-    case PathKind::kStrided64:
-      strided_kernel<V, uint64_t, Out, F, In...><<<blocks_for(L.threads, "pointwise"), kPointwiseBlock, 0, ex.stream>>>(L.s64, f);
-      ex.check_launch("strided_kernel");
-      return;
-  }
-}
-
-#endif  // __CUDACC__
-
 // Runs a planned launch on the host, thread by thread: the host test's way
-// to execute the kernels' own index arithmetic without a GPU.
+// to execute the kernels' own index arithmetic without a GPU, and the
+// emulator's launch (Note [The CUDA emulator] in tests/cuda_emu/README.md).
 template <class Out, class... In, class F> void pointwise_on_host(const PointwiseLaunch<1 + sizeof...(In)>& L, const F& f) {
   constexpr int V = kVec<Out, In...>;
   switch (L.kind) {
@@ -417,5 +367,67 @@ template <class Out, class... In, class F> void pointwise_on_host(const Pointwis
       return;
   }
 }
+
+#if defined(__CUDACC__)
+
+// (A __global__ template's parameter pack must come last, so F goes before In.)
+template <int V, int U, class Out, class F, class... In>
+__global__ void __launch_bounds__(kPointwiseBlock) flat_kernel(const FlatParams<1 + sizeof...(In)> p, const F f) {
+  const uint64_t t = static_cast<uint64_t>(blockIdx.x) * kPointwiseBlock + threadIdx.x;
+  flat_thread<V, U, Out, In...>(p, f, t, std::index_sequence_for<In...>{});
+}
+
+template <int V, class Index, class Out, class F, class... In>
+__global__ void __launch_bounds__(kPointwiseBlock) strided_kernel(const StridedParams<1 + sizeof...(In), Index> p, const F f) {
+  const Index t = static_cast<Index>(blockIdx.x) * kPointwiseBlock + static_cast<Index>(threadIdx.x);
+  strided_thread<V, Index, Out, In...>(p, f, t, std::index_sequence_for<In...>{});
+}
+
+#endif  // __CUDACC__
+
+#if defined(__CUDACC__) || defined(TESSERA_CUDA_EMULATION)
+
+inline unsigned blocks_for(uint64_t threads, const char* what) {
+  const uint64_t blocks = (threads + kPointwiseBlock - 1) / kPointwiseBlock;
+  if (blocks > 0x7FFFFFFFu) fail(TSR_ERR_INVALID_ARGUMENT, std::string("cuda: ") + what + ": tensor too large for one launch");
+  return static_cast<unsigned>(blocks);
+}
+
+// out[...] = f(ins[0][...], ...) over one shape; Out and In are storage types
+// matching the descriptors' dtypes. Queued on ex.stream.
+template <class Out, class... In, class F>
+void pointwise(const Exec& ex, const tsr_tensor_desc& out, const std::array<const tsr_tensor_desc*, sizeof...(In)>& ins, F f) {
+  constexpr size_t N = 1 + sizeof...(In);
+  constexpr int V = kVec<Out, In...>;
+  std::array<const tsr_tensor_desc*, N> ops{};
+  ops[0] = &out;
+  std::copy(ins.begin(), ins.end(), ops.begin() + 1);
+  const PointwiseLaunch<N> L = plan_pointwise(make_plan(ops, true), V, kFlatUnroll);
+  if (L.kind == PathKind::kNone) return;
+  const unsigned blocks = blocks_for(L.threads, "pointwise");
+#if defined(__CUDACC__)
+  switch (L.kind) {
+    case PathKind::kNone:
+      return;
+    case PathKind::kFlat:
+      flat_kernel<V, kFlatUnroll, Out, F, In...><<<blocks, kPointwiseBlock, 0, ex.stream>>>(L.flat, f);
+      ex.check_launch("flat_kernel");
+      return;
+    case PathKind::kStrided32:
+      strided_kernel<V, uint32_t, Out, F, In...><<<blocks, kPointwiseBlock, 0, ex.stream>>>(L.s32, f);
+      ex.check_launch("strided_kernel");
+      return;
+    case PathKind::kStrided64:
+      strided_kernel<V, uint64_t, Out, F, In...><<<blocks, kPointwiseBlock, 0, ex.stream>>>(L.s64, f);
+      ex.check_launch("strided_kernel");
+      return;
+  }
+#else
+  (void)ex, (void)blocks;
+  pointwise_on_host<Out, In...>(L, f);
+#endif
+}
+
+#endif  // __CUDACC__ || TESSERA_CUDA_EMULATION
 
 }  // namespace tessera::cuda

@@ -29,8 +29,8 @@ struct GenParams {
   int64_t stride[TSR_MAX_DIMS];
 };
 
-template <class S, class G> __global__ void __launch_bounds__(kPointwiseBlock) generate_kernel(const GenParams p, const G g) {
-  const uint64_t i = static_cast<uint64_t>(blockIdx.x) * kPointwiseBlock + threadIdx.x;
+// Thread i: element i in row-major order (dims innermost first in p).
+template <class S, class G> TSR_HD void generate_thread(const GenParams& p, const G& g, uint64_t i) {
   if (i >= p.numel) return;
   uint64_t off = i;
   if (p.ndim > 0) {
@@ -45,6 +45,12 @@ template <class S, class G> __global__ void __launch_bounds__(kPointwiseBlock) g
   reinterpret_cast<S*>(p.base)[off] = g(static_cast<int64_t>(i));
 }
 
+#if defined(__CUDACC__)
+template <class S, class G> __global__ void __launch_bounds__(kPointwiseBlock) generate_kernel(const GenParams p, const G g) {
+  generate_thread<S>(p, g, static_cast<uint64_t>(blockIdx.x) * kPointwiseBlock + threadIdx.x);
+}
+#endif
+
 // out[i] = g(i), i the element's row-major index.
 template <class S, class G> void generate(const Exec& ex, const tsr_tensor_desc& out, const G& g) {
   const Plan<1> plan = make_plan(std::array<const tsr_tensor_desc*, 1>{&out}, false);
@@ -58,8 +64,13 @@ template <class S, class G> void generate(const Exec& ex, const tsr_tensor_desc&
     p.shape[d] = static_cast<uint64_t>(plan.shape[d]);
     p.stride[d] = plan.stride[d][0];
   }
+#if defined(__CUDACC__)
   generate_kernel<S, G><<<blocks_for(p.numel, "generate"), kPointwiseBlock, 0, ex.stream>>>(p, g);
   ex.check_launch("generate_kernel");
+#else  // the emulator (tests/cuda_emu)
+  (void)ex, (void)blocks_for(p.numel, "generate");
+  for (uint64_t i = 0; i < p.numel; ++i) generate_thread<S>(p, g, i);
+#endif
 }
 
 // ARANGE: out[i] = start + i * step in PyTorch's accumulate type: int64 for

@@ -380,4 +380,70 @@ template <class R> typename R::acc_t warp_fold_host(typename R::acc_t* lanes) {
   return lanes[0];
 }
 
+// The three kernels' work on the host, block by block in the kernels' order
+// (the host test's and the emulator's launch): the per-thread folds are the
+// device's own functions; lanes combine by the warp butterfly, then warps
+// 0..7 (one team per block) or each warp's lane 0 writes its team's result,
+// then slices through finish. p.partial holds n_out * slices acc_t when
+// slices > 1.
+template <class R> void reduce_on_host(const ReduceParams& p) {
+  using acc_t = typename R::acc_t;
+  constexpr int V = 16 / static_cast<int>(sizeof(typename R::in_t));
+  const acc_t* partial = static_cast<const acc_t*>(p.partial);
+  if (p.team == 0) {
+    for (uint64_t block = 0; block < p.blocks; ++block) {
+      for (int x = 0; x < kColumnWidth; ++x) {
+        int64_t s;
+        const int64_t o = column_output(p, block, x, s);
+        if (o < 0) continue;
+        acc_t acc = column_thread<R>(p, o, s, 0);
+        for (int l = 1; l < kColumnLanes; ++l) R::merge(acc, column_thread<R>(p, o, s, l));
+        write_result<R>(p, o, s, acc);
+      }
+    }
+  } else {
+    // Block by block, as inner_kernel: each warp's butterfly, then (one team
+    // per block) warps 0..7 by thread 0, or (a team per warp) each warp's
+    // lane 0 writes its team's result.
+    for (uint64_t block = 0; block < p.blocks; ++block) {
+      acc_t warps[kReduceBlock / 32];
+      for (int w = 0; w < kReduceBlock / 32; ++w) {
+        acc_t lanes[32];
+        for (int l = 0; l < 32; ++l) {
+          const InnerPosition q = inner_position(p, block, w * 32 + l);
+          lanes[l] = q.active ? inner_thread<R, V>(p, q.o, q.s, q.lane) : R::init();
+        }
+        warps[w] = warp_fold_host<R>(lanes);
+      }
+      if (p.team == kReduceBlock) {
+        acc_t acc = warps[0];
+        for (int w = 1; w < kReduceBlock / 32; ++w) R::merge(acc, warps[w]);
+        const InnerPosition q = inner_position(p, block, 0);
+        if (q.active) write_result<R>(p, q.o, q.s, acc);
+      } else {
+        for (int w = 0; w < kReduceBlock / 32; ++w) {
+          const InnerPosition q = inner_position(p, block, w * 32);
+          if (q.active && q.lane == 0) write_result<R>(p, q.o, q.s, warps[w]);
+        }
+      }
+    }
+  }
+  if (p.slices > 1) {
+    for (int64_t o = 0; o < p.n_out; ++o) {
+      acc_t warps[kReduceBlock / 32];
+      for (int w = 0; w < kReduceBlock / 32; ++w) {
+        acc_t lanes[32];
+        for (int l = 0; l < 32; ++l) {
+          lanes[l] = R::init();
+          for (int64_t s = w * 32 + l; s < p.slices; s += kReduceBlock) R::merge(lanes[l], partial[o * p.slices + s]);
+        }
+        warps[w] = warp_fold_host<R>(lanes);
+      }
+      acc_t acc = warps[0];
+      for (int w = 1; w < kReduceBlock / 32; ++w) R::merge(acc, warps[w]);
+      write_output<R>(p, o, acc);
+    }
+  }
+}
+
 }  // namespace tessera::cuda

@@ -7,6 +7,7 @@
 
 namespace tessera::cuda {
 
+#if defined(__CUDACC__)
 template <class R, int V> __global__ void __launch_bounds__(kReduceBlock) inner_kernel(const ReduceParams p) {
   using acc_t = typename R::acc_t;
   __shared__ acc_t warp_partial[kReduceBlock / 32];
@@ -57,6 +58,8 @@ template <class R> __global__ void __launch_bounds__(kReduceBlock) finish_kernel
   }
 }
 
+#endif  // __CUDACC__
+
 template <class R>
 void run_reduce(const Exec& ex, const tsr_tensor_desc& in, const tsr_tensor_desc& out, const bool* reduced) {
   using in_t = typename R::in_t;
@@ -75,6 +78,10 @@ void run_reduce(const Exec& ex, const tsr_tensor_desc& in, const tsr_tensor_desc
     fail(TSR_ERR_INVALID_ARGUMENT, ex.where() + "tensor too large for one launch");
   Workspace partial(ex, p.slices > 1 ? static_cast<size_t>(p.n_out * p.slices) * sizeof(acc_t) : 0);
   p.partial = partial.get();
+#if !defined(__CUDACC__)
+  reduce_on_host<R>(p);  // the emulator (tests/cuda_emu)
+  (void)V;
+#else
   if (p.team == 0) {
     column_kernel<R><<<static_cast<unsigned>(p.blocks), kReduceBlock, 0, ex.stream>>>(p);
     ex.check_launch("column_kernel");
@@ -86,6 +93,7 @@ void run_reduce(const Exec& ex, const tsr_tensor_desc& in, const tsr_tensor_desc
     finish_kernel<R><<<static_cast<unsigned>(p.n_out), kReduceBlock, 0, ex.stream>>>(p);
     ex.check_launch("finish_kernel");
   }
+#endif
 }
 
 // The kernel-table entry: which dims are reduced, read off the shapes and

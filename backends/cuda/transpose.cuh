@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "elementwise.cuh"
 
@@ -122,9 +123,12 @@ inline std::optional<TileParams> plan_tiled(const Plan<2>& plan, int tile) {
   return p;
 }
 
-// Runs a tiled copy on the host, block by block (the host test).
+// Runs a tiled copy on the host, block by block (the host test and the
+// emulator): every thread's loads, then every thread's stores, as the
+// barrier orders them on the GPU.
 template <class T, int TILE> void tiled_on_host(const TileParams& p) {
-  static T tile[TILE * (TILE + 1)];
+  std::vector<T> storage(TILE * (TILE + 1));
+  T* tile = storage.data();
   for (uint32_t z = 0; z < p.batches; ++z)
     for (int64_t y = 0; y < p.tiles_b; ++y)
       for (int64_t x = 0; x < p.tiles_a; ++x) {

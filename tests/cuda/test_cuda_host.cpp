@@ -651,67 +651,6 @@ TEST_CASE("the tiled copy transposes and permutes every element size") {
 
 namespace {
 
-template <class R> void reduce_on_host(cu::ReduceParams& p) {
-  using acc_t = typename R::acc_t;
-  constexpr int V = 16 / static_cast<int>(sizeof(typename R::in_t));
-  std::vector<acc_t> partial(p.slices > 1 ? static_cast<size_t>(p.n_out * p.slices) : 0);
-  p.partial = partial.data();
-  if (p.team == 0) {
-    for (uint64_t block = 0; block < p.blocks; ++block) {
-      for (int x = 0; x < cu::kColumnWidth; ++x) {
-        int64_t s;
-        const int64_t o = cu::column_output(p, block, x, s);
-        if (o < 0) continue;
-        acc_t acc = cu::column_thread<R>(p, o, s, 0);
-        for (int l = 1; l < cu::kColumnLanes; ++l) R::merge(acc, cu::column_thread<R>(p, o, s, l));
-        cu::write_result<R>(p, o, s, acc);
-      }
-    }
-  } else {
-    // Block by block, as inner_kernel: each warp's butterfly, then (one team
-    // per block) warps 0..7 by thread 0, or (a team per warp) each warp's
-    // lane 0 writes its team's result.
-    for (uint64_t block = 0; block < p.blocks; ++block) {
-      acc_t warps[cu::kReduceBlock / 32];
-      for (int w = 0; w < cu::kReduceBlock / 32; ++w) {
-        acc_t lanes[32];
-        for (int l = 0; l < 32; ++l) {
-          const cu::InnerPosition q = cu::inner_position(p, block, w * 32 + l);
-          lanes[l] = q.active ? cu::inner_thread<R, V>(p, q.o, q.s, q.lane) : R::init();
-        }
-        warps[w] = cu::warp_fold_host<R>(lanes);
-      }
-      if (p.team == cu::kReduceBlock) {
-        acc_t acc = warps[0];
-        for (int w = 1; w < cu::kReduceBlock / 32; ++w) R::merge(acc, warps[w]);
-        const cu::InnerPosition q = cu::inner_position(p, block, 0);
-        if (q.active) cu::write_result<R>(p, q.o, q.s, acc);
-      } else {
-        for (int w = 0; w < cu::kReduceBlock / 32; ++w) {
-          const cu::InnerPosition q = cu::inner_position(p, block, w * 32);
-          if (q.active && q.lane == 0) cu::write_result<R>(p, q.o, q.s, warps[w]);
-        }
-      }
-    }
-  }
-  if (p.slices > 1) {
-    for (int64_t o = 0; o < p.n_out; ++o) {
-      acc_t warps[cu::kReduceBlock / 32];
-      for (int w = 0; w < cu::kReduceBlock / 32; ++w) {
-        acc_t lanes[32];
-        for (int l = 0; l < 32; ++l) {
-          lanes[l] = R::init();
-          for (int64_t s = w * 32 + l; s < p.slices; s += cu::kReduceBlock) R::merge(lanes[l], partial[static_cast<size_t>(o * p.slices + s)]);
-        }
-        warps[w] = cu::warp_fold_host<R>(lanes);
-      }
-      acc_t acc = warps[0];
-      for (int w = 1; w < cu::kReduceBlock / 32; ++w) R::merge(acc, warps[w]);
-      cu::write_output<R>(p, o, acc);
-    }
-  }
-}
-
 // Reduces `in` over the dims marked in `reduced` into a keepdim output; checks
 // against a row-major loop (sums to a relative 1e-12, the rest exactly), and
 // that the expected kernel and split were chosen.
@@ -732,7 +671,9 @@ void check_reduce(HostTensor& in, const std::vector<bool>& reduced, const Ref& r
                                        sizeof(typename R::in_t), 16 / static_cast<int>(sizeof(typename R::in_t)));
   CHECK(p.team == expect_team);
   CHECK((p.slices > 1) == expect_slices);
-  reduce_on_host<R>(p);
+  std::vector<typename R::acc_t> partial(p.slices > 1 ? static_cast<size_t>(p.n_out * p.slices) : 0);
+  p.partial = partial.data();
+  cu::reduce_on_host<R>(p);
   // The reference: for each output, its elements in row-major order.
   const int64_t n_out = numel(out.desc);
   for (int64_t o = 0; o < n_out; ++o) {

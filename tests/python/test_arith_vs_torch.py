@@ -22,7 +22,9 @@ OPS = {
 }
 NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div", "maximum": "maximum", "minimum": "minimum",
          "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
-INPLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv}
+INPLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
+           **{op: (lambda name: lambda x, y: getattr(x, name + "_")(y))(NAMES_CMP) for op, NAMES_CMP in
+              (("==", "eq"), ("!=", "ne"), ("<", "lt"), ("<=", "le"), (">", "gt"), (">=", "ge"))}}
 # Result tolerances by dtype: one rounding of the result apart at most.
 TOL = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 2e-6, "float64": 1e-12}
 

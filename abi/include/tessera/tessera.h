@@ -264,7 +264,8 @@ TSR_API tsr_status tsr_binary(tsr_op op, tsr_tensor* a, tsr_tensor* b, tsr_tenso
 TSR_API tsr_status tsr_binary_scalar(tsr_op op, tsr_tensor* a, tsr_scalar b, int32_t reversed,
                                      tsr_tensor** out);
 /* In-place: a = a (op) b; the result must be castable to a's dtype and b must
- * broadcast to a's shape. Writes through views reach their base. */
+ * broadcast to a's shape. Writes through views reach their base. A comparison
+ * writes 1 or 0 in a's dtype (PyTorch's lt_, eq_, ...). */
 TSR_API tsr_status tsr_binary_(tsr_op op, tsr_tensor* a, tsr_tensor* b);
 TSR_API tsr_status tsr_binary_scalar_(tsr_op op, tsr_tensor* a, tsr_scalar b);
 /* Unary ops (NEG .. TANH). Integer inputs to exp/log/sqrt/sigmoid/tanh give float32. */

@@ -694,6 +694,25 @@ class Tensor:
     def pow_(self, other):
         return _inplace(_POW, self, other)
 
+    # Comparisons in place (torch's eq_, lt_, ...): 1 or 0 in self's dtype.
+    def eq_(self, other):
+        return _inplace(_EQ, self, other)
+
+    def ne_(self, other):
+        return _inplace(_NE, self, other)
+
+    def lt_(self, other):
+        return _inplace(_LT, self, other)
+
+    def le_(self, other):
+        return _inplace(_LE, self, other)
+
+    def gt_(self, other):
+        return _inplace(_GT, self, other)
+
+    def ge_(self, other):
+        return _inplace(_GE, self, other)
+
     def _unary_(self, name):
         check(C.unary_(OP[name], self._h))
         return self

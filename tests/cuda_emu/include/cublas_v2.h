@@ -1,0 +1,137 @@
+// cuBLAS as the CUDA backend uses it (one GEMM entry point), emulated on the
+// host for cuda_emu.so: cublasGemmStridedBatchedEx per its documented
+// contract — column-major operands, op N or T, the leading-dimension checks
+// that make real cuBLAS answer CUBLAS_STATUS_INVALID_VALUE, float
+// accumulation for float16/bfloat16/float32 (float32 inputs rounded to TF32
+// under CUBLAS_COMPUTE_32F_FAST_TF32) and double for float64. Slow and plain:
+// the point is the backend's argument mapping, not speed.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "cuda_runtime.h"
+#include "tessera/half.h"
+
+enum cudaDataType_t { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14 };
+
+enum cublasStatus_t {
+  CUBLAS_STATUS_SUCCESS = 0,
+  CUBLAS_STATUS_NOT_INITIALIZED = 1,
+  CUBLAS_STATUS_ALLOC_FAILED = 3,
+  CUBLAS_STATUS_INVALID_VALUE = 7,
+  CUBLAS_STATUS_NOT_SUPPORTED = 15,
+};
+enum cublasOperation_t { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };
+enum cublasComputeType_t { CUBLAS_COMPUTE_32F = 68, CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_COMPUTE_64F = 70 };
+enum cublasGemmAlgo_t { CUBLAS_GEMM_DEFAULT = -1 };
+
+struct cublasContext {
+  cudaStream_t stream;
+  void* workspace;
+  size_t workspace_bytes;
+};
+typedef cublasContext* cublasHandle_t;
+
+inline cublasStatus_t cublasCreate(cublasHandle_t* handle) {
+  *handle = new cublasContext{nullptr, nullptr, 0};
+  return CUBLAS_STATUS_SUCCESS;
+}
+inline cublasStatus_t cublasDestroy(cublasHandle_t handle) {
+  delete handle;
+  return CUBLAS_STATUS_SUCCESS;
+}
+inline cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream) {
+  handle->stream = stream;
+  return CUBLAS_STATUS_SUCCESS;
+}
+inline cublasStatus_t cublasSetWorkspace(cublasHandle_t handle, void* workspace, size_t bytes) {
+  handle->workspace = workspace;
+  handle->workspace_bytes = bytes;
+  return CUBLAS_STATUS_SUCCESS;
+}
+inline const char* cublasGetStatusName(cublasStatus_t s) {
+  switch (s) {
+    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+  }
+  return "CUBLAS_STATUS_UNKNOWN";
+}
+inline const char* cublasGetStatusString(cublasStatus_t s) {
+  return s == CUBLAS_STATUS_SUCCESS ? "success" : "emulated cuBLAS error";
+}
+
+namespace tessera_cuda_emu {
+
+inline double gemm_load(cudaDataType_t t, const void* base, int64_t i) {
+  switch (t) {
+    case CUDA_R_32F: { float v; std::memcpy(&v, static_cast<const char*>(base) + i * 4, 4); return v; }
+    case CUDA_R_64F: { double v; std::memcpy(&v, static_cast<const char*>(base) + i * 8, 8); return v; }
+    case CUDA_R_16F: { uint16_t v; std::memcpy(&v, static_cast<const char*>(base) + i * 2, 2); return tsr_float16_to_float(v); }
+    case CUDA_R_16BF: { uint16_t v; std::memcpy(&v, static_cast<const char*>(base) + i * 2, 2); return tsr_bfloat16_to_float(v); }
+  }
+  return 0;
+}
+inline void gemm_store(cudaDataType_t t, void* base, int64_t i, double v) {
+  char* p = static_cast<char*>(base);
+  switch (t) {
+    case CUDA_R_32F: { float x = static_cast<float>(v); std::memcpy(p + i * 4, &x, 4); break; }
+    case CUDA_R_64F: std::memcpy(p + i * 8, &v, 8); break;
+    case CUDA_R_16F: { uint16_t x = tsr_float_to_float16(static_cast<float>(v)); std::memcpy(p + i * 2, &x, 2); break; }
+    case CUDA_R_16BF: { uint16_t x = tsr_float_to_bfloat16(static_cast<float>(v)); std::memcpy(p + i * 2, &x, 2); break; }
+  }
+}
+// TF32: float32 with its mantissa rounded to 10 bits (ties away, as the tensor cores).
+inline float tf32(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  if ((b & 0x7F800000u) != 0x7F800000u) b = (b + 0x1000u) & 0xFFFFE000u;
+  std::memcpy(&x, &b, 4);
+  return x;
+}
+
+}  // namespace tessera_cuda_emu
+
+inline cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                                 int n, int k, const void* alpha, const void* A, cudaDataType_t Atype, int lda,
+                                                 long long strideA, const void* B, cudaDataType_t Btype, int ldb, long long strideB,
+                                                 const void* beta, void* C, cudaDataType_t Ctype, int ldc, long long strideC,
+                                                 int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t) {
+  using namespace tessera_cuda_emu;
+  if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
+  const bool ta = transa == CUBLAS_OP_T, tb = transb == CUBLAS_OP_T;
+  if (m < 0 || n < 0 || k < 0 || batchCount < 0 || lda < std::max(1, ta ? k : m) || ldb < std::max(1, tb ? n : k) ||
+      ldc < std::max(1, m))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (Atype != Btype || Atype != Ctype) return CUBLAS_STATUS_NOT_SUPPORTED;
+  const bool f64 = computeType == CUBLAS_COMPUTE_64F;
+  if (f64 != (Ctype == CUDA_R_64F) || (computeType == CUBLAS_COMPUTE_32F_FAST_TF32 && Ctype != CUDA_R_32F))
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  // alpha and beta are host values of the compute type.
+  const double al = f64 ? *static_cast<const double*>(alpha) : *static_cast<const float*>(alpha);
+  const double be = f64 ? *static_cast<const double*>(beta) : *static_cast<const float*>(beta);
+  for (int bt = 0; bt < batchCount; ++bt) {
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < m; ++i) {
+        double acc_d = 0;
+        float acc_f = 0;
+        for (int l = 0; l < k; ++l) {
+          const double x = gemm_load(Atype, A, bt * strideA + (ta ? l + int64_t{i} * lda : i + int64_t{l} * lda));
+          const double y = gemm_load(Btype, B, bt * strideB + (tb ? j + int64_t{l} * ldb : l + int64_t{j} * ldb));
+          if (f64) acc_d += x * y;
+          else if (computeType == CUBLAS_COMPUTE_32F_FAST_TF32) acc_f += tf32(static_cast<float>(x)) * tf32(static_cast<float>(y));
+          else acc_f += static_cast<float>(x) * static_cast<float>(y);
+        }
+        const double acc = f64 ? acc_d : acc_f;
+        const int64_t ci = bt * strideC + i + int64_t{j} * ldc;
+        // beta == 0: C is not read (it may hold anything, NaN included), as in cuBLAS.
+        gemm_store(Ctype, C, ci, be == 0 ? al * acc : al * acc + be * gemm_load(Ctype, C, ci));
+      }
+    }
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
