@@ -1,0 +1,49 @@
+"""The package on a "cuda" device: the CUDA backend built over the host
+emulation of CUDA (tests/cuda_emu), in a subprocess with its own config. What
+a GPU session would see, minus the GPU: device names, PyTorch's printing,
+moves, DLPack exchange of CUDA tensors (Note [DLPack streams]), refusals."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+SCRIPT = r"""
+import numpy as np
+import tessera
+print([str(d) for d in tessera.devices()], tessera.cuda.is_available(), tessera.cuda.device_count())
+x = tessera.arange(6.0, device="cuda").view(2, 3)
+print(x.device, x.is_cuda, x.T.stride())
+print(x * 2)
+y = tessera.from_dlpack(x.T.__dlpack__())  # a capsule of cuda:0 memory, imported back
+print(y.device, y.stride(), y.cpu().tolist())
+y[0, 1] = -1.0  # shares x's memory
+print(x[1, 0].item(), x.__dlpack_device__())
+print((x.cuda() @ x.T).cpu().tolist(), x.sum(1).tolist())
+try:
+    x.numpy()
+except TypeError as e:
+    print("TypeError", e)
+z = tessera.randn(4, device="cuda:0", dtype=tessera.float64)
+tessera.manual_seed(3); a = tessera.rand(5, device="cuda"); tessera.manual_seed(3); b = tessera.rand(5)
+print(a.cpu().tolist() == b.tolist(), z.dtype)
+"""
+
+
+@pytest.mark.skipif("TESSERA_TEST_CUDA_EMU_CONFIG" not in os.environ, reason="run by ctest, which names the emulator's config")
+def test_cuda_device_through_the_emulator():
+    env = dict(os.environ, TESSERA_CONFIG=os.environ["TESSERA_TEST_CUDA_EMU_CONFIG"], TESSERA_LOG_LEVEL="error")
+    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "['cpu', 'cuda:0'] True 1",
+        "cuda:0 True (1, 3)",
+        "tensor([[ 0.,  2.,  4.],",
+        "        [ 6.,  8., 10.]], device='cuda:0')",
+        "cuda:0 (1, 3) [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]",
+        "-1.0 (2, 0)",
+        "[[5.0, 14.0], [14.0, 42.0]] [3.0, 8.0]",
+        "TypeError can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
+        "memory first.",
+        "True torch.float64",
+    ]
