@@ -27,7 +27,9 @@
  *        public API.
  *   1.2  tsr_binary_out, tsr_binary_scalar_out, tsr_unary_out and
  *        tsr_matmul_out in the public API (the plugin ABI is unchanged: a 1.1
- *        plugin is a 1.2 one).
+ *        plugin is a 1.2 one); tsr_binary_ and tsr_binary_scalar_ take the
+ *        comparisons too (a = a < b, as PyTorch's lt_); tessera/element.h
+ *        (inline helpers, no new symbols).
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H
