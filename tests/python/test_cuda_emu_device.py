@@ -47,3 +47,30 @@ def test_cuda_device_through_the_emulator():
         "memory first.",
         "True torch.float64",
     ]
+
+
+TWO_DEVICES = r"""
+import tessera
+print([str(d) for d in tessera.devices()], tessera.cuda.device_count())
+x = tessera.arange(12, dtype=tessera.float32, device="cuda:0").view(3, 4)
+y = x.T.to("cuda:1")  # between devices (the plugin's peer copy), a transposed view made contiguous
+print(y.device, y.shape, (y + 1).sum().item())
+z = tessera.zeros(4, 6, device="cuda:1")
+z[:, ::2].copy_(x.T)  # cuda:0 -> a strided view on cuda:1
+print(z.cpu().tolist()[1])
+print(tessera.memory_stats("cuda:1")["in_use"] > 0)
+"""
+
+
+@pytest.mark.skipif("TESSERA_TEST_CUDA_EMU_CONFIG" not in os.environ, reason="run by ctest, which names the emulator's config")
+def test_two_cuda_devices_through_the_emulator():
+    env = dict(os.environ, TESSERA_CONFIG=os.environ["TESSERA_TEST_CUDA_EMU_CONFIG"], TESSERA_LOG_LEVEL="error",
+               TESSERA_CUDA_EMU_DEVICES="2")
+    out = subprocess.run([sys.executable, "-c", TWO_DEVICES], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "['cpu', 'cuda:0', 'cuda:1'] 2",
+        "cuda:1 torch.Size([4, 3]) 78.0",
+        "[1.0, 0.0, 5.0, 0.0, 9.0, 0.0]",
+        "True",
+    ]
