@@ -30,12 +30,21 @@ print(a.cpu().tolist() == b.tolist(), z.dtype)
 """
 
 
-@pytest.mark.skipif("TESSERA_TEST_CUDA_EMU_CONFIG" not in os.environ, reason="run by ctest, which names the emulator's config")
-def test_cuda_device_through_the_emulator():
-    env = dict(os.environ, TESSERA_CONFIG=os.environ["TESSERA_TEST_CUDA_EMU_CONFIG"], TESSERA_LOG_LEVEL="error")
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
+needs_emulator = pytest.mark.skipif("TESSERA_TEST_CUDA_EMU_CONFIG" not in os.environ,
+                                    reason="run by ctest, which names the emulator's config")
+
+
+def _lines(script, **env):
+    """What `script` prints in a fresh interpreter on the emulator's config."""
+    env = dict(os.environ, TESSERA_CONFIG=os.environ["TESSERA_TEST_CUDA_EMU_CONFIG"], TESSERA_LOG_LEVEL="error", **env)
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines() == [
+    return out.stdout.splitlines()
+
+
+@needs_emulator
+def test_cuda_device_through_the_emulator():
+    assert _lines(SCRIPT) == [
         "['cpu', 'cuda:0'] True 1",
         "cuda:0 True (1, 3)",
         "tensor([[ 0.,  2.,  4.],",
@@ -62,13 +71,9 @@ print(tessera.memory_stats("cuda:1")["in_use"] > 0)
 """
 
 
-@pytest.mark.skipif("TESSERA_TEST_CUDA_EMU_CONFIG" not in os.environ, reason="run by ctest, which names the emulator's config")
+@needs_emulator
 def test_two_cuda_devices_through_the_emulator():
-    env = dict(os.environ, TESSERA_CONFIG=os.environ["TESSERA_TEST_CUDA_EMU_CONFIG"], TESSERA_LOG_LEVEL="error",
-               TESSERA_CUDA_EMU_DEVICES="2")
-    out = subprocess.run([sys.executable, "-c", TWO_DEVICES], env=env, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines() == [
+    assert _lines(TWO_DEVICES, TESSERA_CUDA_EMU_DEVICES="2") == [
         "['cpu', 'cuda:0', 'cuda:1'] 2",
         "cuda:1 torch.Size([4, 3]) 78.0",
         "[1.0, 0.0, 5.0, 0.0, 9.0, 0.0]",
