@@ -79,3 +79,31 @@ def test_two_cuda_devices_through_the_emulator():
         "[1.0, 0.0, 5.0, 0.0, 9.0, 0.0]",
         "True",
     ]
+
+
+OUT_OF_MEMORY = r"""
+import tessera
+held = []
+try:
+    for _ in range(40):
+        held.append(tessera.empty(1 << 20, device="cuda"))  # 4 MiB each, 64 MiB of device memory
+except RuntimeError as e:
+    print(len(held), "out of memory on cuda:0: tried to allocate 4194304 bytes" in str(e), "free of 67108864 bytes" in str(e))
+held.pop()  # one block back to the cache: the runtime keeps working
+print((held[0].fill_(2) + 1).sum().item())
+stats = tessera.memory_stats("cuda")
+del held
+big = tessera.ones(12 << 20, device="cuda")  # 48 MiB: only once the cached blocks go back
+print(big.sum().item(), tessera.memory_stats("cuda")["reserved"] < stats["reserved"] + (48 << 20))
+del big
+tessera.empty_cache("cuda")
+print(tessera.memory_stats("cuda"))
+"""
+
+
+@needs_emulator
+def test_out_of_memory_names_the_bytes_and_the_runtime_keeps_working():
+    lines = _lines(OUT_OF_MEMORY, TESSERA_CUDA_EMU_MEMORY=str(64 << 20))
+    count, named, free = lines[0].split()
+    assert 10 <= int(count) < 16 and named == "True" and free == "True", lines
+    assert lines[1:] == ["3145728.0", "12582912.0 True", "{'in_use': 0, 'reserved': 0}"]
