@@ -26,6 +26,7 @@
 #include "cast.cuh"
 #include "elementwise.cuh"
 #include "gemm_plan.hpp"
+#include "../cuda_emu/include/column_major_gemm.hpp"
 #include "matmul_plain.cuh"
 #include "reduce.cuh"
 #include "transpose.cuh"
@@ -866,31 +867,15 @@ TEST_CASE("max, min and argmax: NaN wins, ties pick the first index") {
 
 namespace {
 
-// C (m x n, ldc) = op(first) (m x k) op(second) (k x n), batch_count times.
+// The plan's cuBLAS call, run by the emulator's reference of the contract
+// (tests/cuda_emu/include/column_major_gemm.hpp), in double.
 void gemm_reference(const cu::GemmPlan& p, const double* first, const double* second, double* c) {
-  REQUIRE(p.m >= 1);
-  REQUIRE(p.n >= 1);
-  REQUIRE(p.k >= 1);
-  REQUIRE(p.batch_count >= 1);
-  REQUIRE(p.ld_first >= std::max(1, p.trans_first ? p.k : p.m));
-  REQUIRE(p.ld_second >= std::max(1, p.trans_second ? p.n : p.k));
-  REQUIRE(p.ldc >= std::max(1, p.m));
-  for (int bt = 0; bt < p.batch_count; ++bt) {
-    const double* A = first + bt * p.stride_first;
-    const double* B = second + bt * p.stride_second;
-    double* C = c + bt * p.stride_c;
-    for (int j = 0; j < p.n; ++j) {
-      for (int i = 0; i < p.m; ++i) {
-        double acc = 0;
-        for (int l = 0; l < p.k; ++l) {
-          const double x = p.trans_first ? A[l + static_cast<int64_t>(i) * p.ld_first] : A[i + static_cast<int64_t>(l) * p.ld_first];
-          const double y = p.trans_second ? B[j + static_cast<int64_t>(l) * p.ld_second] : B[l + static_cast<int64_t>(j) * p.ld_second];
-          acc += x * y;
-        }
-        C[i + static_cast<int64_t>(j) * p.ldc] = acc;
-      }
-    }
-  }
+  const tessera_cuda_emu::GemmShape g{p.trans_first, p.trans_second, p.m, p.n, p.k, p.ld_first, p.ld_second, p.ldc,
+                                      p.stride_first, p.stride_second, p.stride_c, p.batch_count};
+  REQUIRE(tessera_cuda_emu::gemm_valid(g));
+  REQUIRE((p.m >= 1 && p.n >= 1 && p.k >= 1 && p.batch_count >= 1));
+  tessera_cuda_emu::column_major_gemm<double>(g, [&](int64_t i) { return first[i]; }, [&](int64_t i) { return second[i]; },
+                                              [&](int64_t i, double v) { c[i] = v; });
 }
 
 // An operand's layout: dims listed outermost to innermost in memory, the

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "column_major_gemm.hpp"
 #include "cuda_runtime.h"
 #include "tessera/half.h"
 
@@ -103,35 +104,25 @@ inline cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOp
                                                  int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t) {
   using namespace tessera_cuda_emu;
   if (handle == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const bool ta = transa == CUBLAS_OP_T, tb = transb == CUBLAS_OP_T;
-  if (m < 0 || n < 0 || k < 0 || batchCount < 0 || lda < std::max(1, ta ? k : m) || ldb < std::max(1, tb ? n : k) ||
-      ldc < std::max(1, m))
-    return CUBLAS_STATUS_INVALID_VALUE;
+  const GemmShape g{transa == CUBLAS_OP_T, transb == CUBLAS_OP_T, m, n, k, lda, ldb, ldc, strideA, strideB, strideC, batchCount};
+  if (!gemm_valid(g)) return CUBLAS_STATUS_INVALID_VALUE;
   if (Atype != Btype || Atype != Ctype) return CUBLAS_STATUS_NOT_SUPPORTED;
-  const bool f64 = computeType == CUBLAS_COMPUTE_64F;
-  if (f64 != (Ctype == CUDA_R_64F) || (computeType == CUBLAS_COMPUTE_32F_FAST_TF32 && Ctype != CUDA_R_32F))
-    return CUBLAS_STATUS_NOT_SUPPORTED;
+  const bool f64 = computeType == CUBLAS_COMPUTE_64F, fast_tf32 = computeType == CUBLAS_COMPUTE_32F_FAST_TF32;
+  if (f64 != (Ctype == CUDA_R_64F) || (fast_tf32 && Ctype != CUDA_R_32F)) return CUBLAS_STATUS_NOT_SUPPORTED;
   // alpha and beta are host values of the compute type.
   const double al = f64 ? *static_cast<const double*>(alpha) : *static_cast<const float*>(alpha);
   const double be = f64 ? *static_cast<const double*>(beta) : *static_cast<const float*>(beta);
-  for (int bt = 0; bt < batchCount; ++bt) {
-    for (int j = 0; j < n; ++j) {
-      for (int i = 0; i < m; ++i) {
-        double acc_d = 0;
-        float acc_f = 0;
-        for (int l = 0; l < k; ++l) {
-          const double x = gemm_load(Atype, A, bt * strideA + (ta ? l + int64_t{i} * lda : i + int64_t{l} * lda));
-          const double y = gemm_load(Btype, B, bt * strideB + (tb ? j + int64_t{l} * ldb : l + int64_t{j} * ldb));
-          if (f64) acc_d += x * y;
-          else if (computeType == CUBLAS_COMPUTE_32F_FAST_TF32) acc_f += tf32(static_cast<float>(x)) * tf32(static_cast<float>(y));
-          else acc_f += static_cast<float>(x) * static_cast<float>(y);
-        }
-        const double acc = f64 ? acc_d : acc_f;
-        const int64_t ci = bt * strideC + i + int64_t{j} * ldc;
-        // beta == 0: C is not read (it may hold anything, NaN included), as in cuBLAS.
-        gemm_store(Ctype, C, ci, be == 0 ? al * acc : al * acc + be * gemm_load(Ctype, C, ci));
-      }
-    }
+  // beta == 0: C is not read (it may hold anything, NaN included), as in cuBLAS.
+  auto store = [&](int64_t ci, double acc) { gemm_store(Ctype, C, ci, be == 0 ? al * acc : al * acc + be * gemm_load(Ctype, C, ci)); };
+  if (f64) {
+    column_major_gemm<double>(g, [&](int64_t i) { return gemm_load(Atype, A, i); }, [&](int64_t i) { return gemm_load(Btype, B, i); }, store);
+  } else {
+    // float inputs (TF32: their mantissas rounded to 10 bits), float products and sums.
+    auto in = [&](const void* base, int64_t i) {
+      const float x = static_cast<float>(gemm_load(Atype, base, i));
+      return fast_tf32 ? tf32(x) : x;
+    };
+    column_major_gemm<float>(g, [&](int64_t i) { return in(A, i); }, [&](int64_t i) { return in(B, i); }, store);
   }
   return CUBLAS_STATUS_SUCCESS;
 }
