@@ -10,6 +10,7 @@
 // does that where a GPU exists.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -499,6 +500,22 @@ TEST_CASE("outputs in every layout, written in place and out of place") {
     same.desc.data = out.storage.get();
     check_pointwise<double, double>(cu::UnaryFn<TSR_OP_ABS, double>{}, out, {&same}, false, cu::PathKind::kNone);
   }
+}
+
+TEST_CASE("the flat kernel's warps read and write consecutive vectors") {
+  // float: V = 4 elements per 16-byte vector, U = kFlatUnroll vectors per thread.
+  constexpr int V = 4, U = cu::kFlatUnroll, B = cu::kPointwiseBlock;
+  std::vector<int> hits(static_cast<size_t>(3 * B * V * U), 0);
+  for (uint64_t t = 0; t < 3 * static_cast<uint64_t>(B); ++t)
+    for (int u = 0; u < U; ++u) {
+      const uint64_t first = cu::flat_vector_first<V, U>(t, u);
+      // One access instruction of a warp: lane l + 1 starts where lane l ends.
+      if (t % 32 != 31) CHECK(cu::flat_vector_first<V, U>(t + 1, u) == first + V);
+      // Each block owns B * V * U consecutive elements.
+      CHECK(first / (B * V * U) == t / B);
+      for (int j = 0; j < V; ++j) ++hits.at(first + j);
+    }
+  CHECK(std::count(hits.begin(), hits.end(), 1) == static_cast<long>(hits.size()));  // each element exactly once
 }
 
 TEST_CASE("the kernel paths the benchmarks rely on are the ones taken") {
