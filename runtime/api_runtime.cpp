@@ -169,4 +169,17 @@ tsr_status tsr_set_print_precision(tsr_runtime* rt, int32_t precision) {
   });
 }
 
+tsr_status tsr_set_float32_matmul_precision(tsr_runtime* rt, int32_t precision) {
+  return guard([&] {
+    if (precision < TSR_MATMUL_PRECISION_HIGHEST || precision > TSR_MATMUL_PRECISION_MEDIUM)
+      fail(TSR_ERR_INVALID_ARGUMENT, "float32 matmul precision " + std::to_string(precision) +
+                                         " is none of TSR_MATMUL_PRECISION_HIGHEST (0), _HIGH (1) and _MEDIUM (2)");
+    require(rt, "runtime").float32_matmul_precision.store(precision);
+  });
+}
+
+int32_t tsr_get_float32_matmul_precision(tsr_runtime* rt) {
+  return rt == nullptr ? TSR_MATMUL_PRECISION_HIGHEST : rt->float32_matmul_precision.load();
+}
+
 }  // extern "C"

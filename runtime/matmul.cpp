@@ -72,7 +72,8 @@ void launch_matmul(const tsr_tensor& a, const tsr_tensor& b, const MatmulPlan& p
   fill_desc(a, p.a, da);
   fill_desc(b, p.b, db);
   fill_desc(out, out_layout, dout);
-  int64_t params[1] = {0};
+  // params[0]: the float32 matmul precision (tsr_set_float32_matmul_precision); 0 for other dtypes.
+  int64_t params[1] = {a.dtype == TSR_FLOAT32 ? a.rt->float32_matmul_precision.load() : TSR_MATMUL_PRECISION_HIGHEST};
   launch(*a.rt, a.device, TSR_OP_MATMUL, a.dtype, {&da, &db}, dout, {.params = params});
 }
 

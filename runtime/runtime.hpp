@@ -39,6 +39,7 @@ struct tsr_runtime {
   std::atomic<uint64_t> seed{0};
   std::atomic<uint64_t> rng_counter{0};
   std::atomic<int32_t> print_precision{4};
+  std::atomic<int32_t> float32_matmul_precision{TSR_MATMUL_PRECISION_HIGHEST};
   // Per device type, one bit per op that already warned about running in the
   // CPU fallback (Note [CPU fallback] in fallback.cpp).
   std::array<std::atomic<uint64_t>, tessera::rt::Registry::kMaxTypeNumber> fallback_warned{};

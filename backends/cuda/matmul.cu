@@ -3,8 +3,8 @@
 //
 // float32, float64, float16 and bfloat16 go to cuBLAS
 // (cublasGemmStridedBatchedEx): float32 in FP32, or TF32 when the op's
-// params[0] or the plugin's "allow_tf32" option allows it (off by default,
-// as in PyTorch); float16/bfloat16 with float accumulation (the CPU
+// params[0] (tsr_set_float32_matmul_precision: "high" or "medium") or the
+// plugin's "allow_tf32" option allows it (off by default, as in PyTorch); float16/bfloat16 with float accumulation (the CPU
 // backend's); float64 in FP64. Operands are read in place whenever each
 // matrix is row- or column-major (a transposed view costs nothing); others
 // are packed first. Batch dims that walk memory as one become one strided

@@ -54,14 +54,15 @@ void result(const char* name, double value, const char* unit) {
 }
 
 // A runtime with the CPU and CUDA plugins (found by name in the plugin
-// directory), TF32 allowed or not: through a config file written for it.
-Runtime runtime_with(bool tf32) {
+// directory), through a config file written for it: TF32 is off unless
+// asked for through tsr_set_float32_matmul_precision.
+Runtime cuda_runtime() {
   const char* tmp = std::getenv("TMPDIR");
-  const std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/bench_cuda_" + std::to_string(getpid()) + (tf32 ? "_tf32" : "") + ".json";
+  const std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/bench_cuda_" + std::to_string(getpid()) + ".json";
   {
     std::ofstream f(path);
-    f << R"({"plugins": [{"name": "cpu_tbb", "library": "cpu_tbb.so"}, {"name": "cuda", "library": "cuda.so", "options": {"allow_tf32": )"
-      << (tf32 ? "true" : "false") << "}}]}\n";
+    f << R"({"plugins": [{"name": "cpu_tbb", "library": "cpu_tbb.so"}, {"name": "cuda", "library": "cuda.so", "options": {"allow_tf32": false}}]})"
+      << "\n";
   }
   Runtime r(path);
   std::remove(path.c_str());
@@ -73,7 +74,7 @@ Runtime runtime_with(bool tf32) {
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
   try {
-    Runtime rt = runtime_with(false);
+    Runtime rt = cuda_runtime();
     const tsr_device gpu = rt.device("cuda:0");
     rt.manual_seed(1);
     const int64_t side = quick ? 4096 : 16384;  // side^2 = 2^28 elements at full size
@@ -105,13 +106,14 @@ int main(int argc, char** argv) {
     };
     for (const Mm& m : {Mm{"matmul_fp32", TSR_FLOAT32, false}, Mm{"matmul_tf32", TSR_FLOAT32, true},
                         Mm{"matmul_bf16", TSR_BFLOAT16, false}, Mm{"matmul_fp16", TSR_FLOAT16, false}}) {
-      Runtime r = m.tf32 ? runtime_with(true) : runtime_with(false);
-      const tsr_device g = r.device("cuda:0");
-      r.manual_seed(2);
-      Tensor a = Tensor::randn(r, {n, n}, m.dtype, g), b = Tensor::randn(r, {n, n}, m.dtype, g);
-      const double t = time_op(r, g, m.dtype == TSR_FLOAT32 && !m.tf32 ? 5 : 20, [&] { Tensor c = a.matmul(b); });
+      // TF32 through the API (torch.set_float32_matmul_precision("high")'s twin).
+      rt.set_float32_matmul_precision(m.tf32 ? TSR_MATMUL_PRECISION_HIGH : TSR_MATMUL_PRECISION_HIGHEST);
+      rt.manual_seed(2);
+      Tensor a = Tensor::randn(rt, {n, n}, m.dtype, gpu), b = Tensor::randn(rt, {n, n}, m.dtype, gpu);
+      const double t = time_op(rt, gpu, m.dtype == TSR_FLOAT32 && !m.tf32 ? 5 : 20, [&] { Tensor c = a.matmul(b); });
       result(m.name, flops / t / 1e12, "TFLOP/s");
     }
+    rt.set_float32_matmul_precision(TSR_MATMUL_PRECISION_HIGHEST);
     {
       Tensor a = Tensor::ones(rt, {1}, TSR_FLOAT32, gpu), b = Tensor::ones(rt, {1}, TSR_FLOAT32, gpu);
       for (int i = 0; i < 1000; ++i) Tensor c = a + b;

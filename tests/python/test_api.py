@@ -253,6 +253,23 @@ def test_module_functions():
         tessera.relu([1.0])
 
 
+def test_float32_matmul_precision_is_pytorchs_setting():
+    assert tessera.get_float32_matmul_precision() == "highest"  # PyTorch's default
+    try:
+        tessera.set_float32_matmul_precision("high")
+        assert tessera.get_float32_matmul_precision() == "high"
+        with pytest.raises(ValueError, match="'low' is not one of 'highest', 'high' or 'medium'"):
+            tessera.set_float32_matmul_precision("low")
+        with pytest.raises(TypeError, match="expects a str, but got int"):
+            tessera.set_float32_matmul_precision(1)
+        assert tessera.get_float32_matmul_precision() == "high"  # refusals change nothing
+        # The CPU computes float32 matmuls in float32 whatever the setting, as PyTorch's CPU does.
+        a = tessera.tensor([[1.0 + 2.0 ** -12]])
+        assert (a @ tessera.ones(1, 1)).item() == 1.0 + 2.0 ** -12
+    finally:
+        tessera.set_float32_matmul_precision("highest")
+
+
 # ---- printing and assert_close ----------------------------------------------------------
 
 

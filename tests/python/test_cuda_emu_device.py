@@ -107,3 +107,28 @@ def test_out_of_memory_names_the_bytes_and_the_runtime_keeps_working():
     count, named, free = lines[0].split()
     assert 10 <= int(count) < 16 and named == "True" and free == "True", lines
     assert lines[1:] == ["3145728.0", "12582912.0 True", "{'in_use': 0, 'reserved': 0}"]
+
+
+MATMUL_PRECISION = r"""
+import tessera
+x = 1.0 + 2.0 ** -12  # more mantissa bits than TF32's 10
+a = tessera.full((1, 1), x, device="cuda"); one = tessera.ones(1, 1, device="cuda")
+for p in ("highest", "high", "medium", "highest"):
+    tessera.set_float32_matmul_precision(p)
+    print(tessera.get_float32_matmul_precision(), (a @ one).item(), (a.double() @ one.double()).item(),
+          (a.cpu() @ one.cpu()).item())
+"""
+
+
+@needs_emulator
+def test_float32_matmul_precision_reaches_the_cuda_backend():
+    # "high" and "medium" round float32 matmul inputs to TF32 on the device
+    # (cuBLAS's FAST_TF32 compute type, as the emulator models it); float64
+    # and the CPU keep every bit, as in PyTorch.
+    full, tf32 = str(1.0 + 2.0 ** -12), "1.0"
+    assert _lines(MATMUL_PRECISION) == [
+        f"highest {full} {full} {full}",
+        f"high {tf32} {full} {full}",
+        f"medium {tf32} {full} {full}",
+        f"highest {full} {full} {full}",
+    ]

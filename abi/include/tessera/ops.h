@@ -33,7 +33,9 @@
  *               and ARGMAX.
  *   MATMUL      out[..., m, n] = sum_k a[..., m, k] * b[..., k, n]
  *               batch dims already broadcast; ndim >= 2      key: dtype
- *               params[0] != 0 allows TF32 (or similar) reduced precision
+ *               params[0]: a tsr_matmul_precision (tessera.h), nonzero
+ *               only for float32: 0 float32 throughout, 1 TF32 (or a
+ *               similar reduced precision) allowed, 2 also bfloat16-based
  *   ARANGE      out[i] = scalars[0] + i * scalars[1], out 1-D  key: out dtype
  *   LINSPACE    out[i] = start + i * step from the front half, end - (n-1-i)
  *               * step from the back half, scalars = (start, end)

@@ -147,6 +147,24 @@ TSR_API void tsr_manual_seed(tsr_runtime* rt, uint64_t seed);
 /* Digits after the point when printing floating values (default 4). */
 TSR_API tsr_status tsr_set_print_precision(tsr_runtime* rt, int32_t precision);
 
+/* The internal precision of float32 matmuls (ABI 1.3), as PyTorch's
+ * torch.set_float32_matmul_precision: HIGHEST (the default) computes in
+ * float32; HIGH lets a plugin use TF32 tensor cores (inputs rounded to 10
+ * mantissa bits, accumulation in float32) or its own similar mode; MEDIUM
+ * also allows a bfloat16-based one, and is HIGH where there is none (as in
+ * PyTorch, and in both plugins here). A plugin's config option "allow_tf32":
+ * true allows TF32 for every matmul on that plugin whatever this says. Per
+ * runtime; applies to matmuls launched after the call. Other values:
+ * TSR_ERR_INVALID_ARGUMENT. Kernels see it as MATMUL's params[0] (ops.h). */
+typedef enum tsr_matmul_precision {
+  TSR_MATMUL_PRECISION_HIGHEST = 0,
+  TSR_MATMUL_PRECISION_HIGH = 1,
+  TSR_MATMUL_PRECISION_MEDIUM = 2
+} tsr_matmul_precision;
+TSR_API tsr_status tsr_set_float32_matmul_precision(tsr_runtime* rt, int32_t precision);
+/* The current value; TSR_MATMUL_PRECISION_HIGHEST for a NULL runtime. */
+TSR_API int32_t tsr_get_float32_matmul_precision(tsr_runtime* rt);
+
 /* ---- creation ------------------------------------------------------------ */
 /* `shape` points at `ndim` sizes (ndim 0: a scalar; shape may then be NULL).
  * Sizes must be >= 0 and their product must fit in int64 and in bytes. */

@@ -95,6 +95,11 @@ class Runtime {
   }
   void manual_seed(uint64_t seed) const { tsr_manual_seed(rt_, seed); }
   void set_print_precision(int precision) const { check(tsr_set_print_precision(rt_, precision)); }
+  // TSR_MATMUL_PRECISION_HIGHEST, _HIGH (TF32 allowed) or _MEDIUM, as torch.set_float32_matmul_precision.
+  void set_float32_matmul_precision(tsr_matmul_precision p) const { check(tsr_set_float32_matmul_precision(rt_, p)); }
+  tsr_matmul_precision float32_matmul_precision() const {
+    return static_cast<tsr_matmul_precision>(tsr_get_float32_matmul_precision(rt_));
+  }
 
  private:
   tsr_runtime* rt_ = nullptr;

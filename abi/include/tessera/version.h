@@ -30,6 +30,10 @@
  *        plugin is a 1.2 one); tsr_binary_ and tsr_binary_scalar_ take the
  *        comparisons too (a = a < b, as PyTorch's lt_); tessera/element.h
  *        (inline helpers, no new symbols).
+ *   1.3  tsr_set_float32_matmul_precision, tsr_get_float32_matmul_precision
+ *        and enum tsr_matmul_precision in the public API; MATMUL's params[0]
+ *        carries that precision (it was 0 or 1, "TF32 allowed", which the
+ *        new values keep meaning).
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H
@@ -37,7 +41,7 @@
 #include <stdint.h>
 
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 2
+#define TSR_ABI_VERSION_MINOR 3
 
 /* Packs (major, minor) into one uint32_t: major in the high 16 bits. */
 #define TSR_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))

@@ -275,6 +275,26 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
         _check(_C.set_print_precision(_runtime(), _operator.index(precision)))
 
 
+_MATMUL_PRECISIONS = ("highest", "high", "medium")  # tsr_matmul_precision's values, in order
+
+
+def set_float32_matmul_precision(precision):
+    """As torch.set_float32_matmul_precision: "highest" (the default) keeps
+    float32 matmuls in float32; "high" lets a device use TF32 tensor cores;
+    "medium" also a bfloat16-based mode where one exists ("high" elsewhere).
+    Unlike PyTorch, which warns and ignores it, an unknown value raises."""
+    if not isinstance(precision, str):
+        raise TypeError("set_float32_matmul_precision expects a str, but got " + type(precision).__name__)
+    if precision not in _MATMUL_PRECISIONS:
+        raise ValueError("%r is not one of 'highest', 'high' or 'medium'" % precision)
+    _check(_C.set_float32_matmul_precision(_runtime(), _MATMUL_PRECISIONS.index(precision)))
+
+
+def get_float32_matmul_precision():
+    """The current float32 matmul precision: "highest", "high" or "medium"."""
+    return _MATMUL_PRECISIONS[_C.get_float32_matmul_precision(_runtime())]
+
+
 def describe(as_json=False):
     """What the runtime loaded, from where, and its devices (tessera info)."""
     p = _lib.c_void_p()
@@ -291,5 +311,6 @@ __all__ = [
     "promote_types", "get_default_dtype", "is_tensor", "zeros_like", "ones_like", "full_like", "empty_like",
     "rand_like", "randn_like", "clone", "reshape", "transpose", "permute", "flatten", "unsqueeze", "squeeze",
     "eq", "ne", "lt", "le", "gt", "ge", "describe", "devices", "cuda", "synchronize", "empty_cache", "memory_stats",
+    "set_float32_matmul_precision", "get_float32_matmul_precision",
 ]
 del _DTYPES

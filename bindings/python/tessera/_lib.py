@@ -135,6 +135,8 @@ _SIGNATURES = {
     "tsr_get_memory_stats": (ST, [T, Device, POINTER(MemoryStats)]),
     "tsr_manual_seed": (None, [T, c_uint64]),
     "tsr_set_print_precision": (ST, [T, I32]),
+    "tsr_set_float32_matmul_precision": (ST, [T, I32]),
+    "tsr_get_float32_matmul_precision": (I32, [T]),
     "tsr_empty": (ST, [T, I32, I64P, I32, Device, OUT]),
     "tsr_zeros": (ST, [T, I32, I64P, I32, Device, OUT]),
     "tsr_ones": (ST, [T, I32, I64P, I32, Device, OUT]),
