@@ -263,6 +263,11 @@ def test_float32_matmul_precision_is_pytorchs_setting():
         with pytest.raises(TypeError, match="expects a str, but got int"):
             tessera.set_float32_matmul_precision(1)
         assert tessera.get_float32_matmul_precision() == "high"  # refusals change nothing
+        assert tessera.backends.cuda.matmul.allow_tf32  # PyTorch's other spelling
+        tessera.backends.cuda.matmul.allow_tf32 = False
+        assert tessera.get_float32_matmul_precision() == "highest"
+        tessera.backends.cuda.matmul.allow_tf32 = True
+        assert tessera.get_float32_matmul_precision() == "high"
         # The CPU computes float32 matmuls in float32 whatever the setting, as PyTorch's CPU does.
         a = tessera.tensor([[1.0 + 2.0 ** -12]])
         assert (a @ tessera.ones(1, 1)).item() == 1.0 + 2.0 ** -12

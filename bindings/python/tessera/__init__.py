@@ -295,6 +295,24 @@ def get_float32_matmul_precision():
     return _MATMUL_PRECISIONS[_C.get_float32_matmul_precision(_runtime())]
 
 
+class _CudaMatmul:
+    """torch.backends.cuda.matmul: allow_tf32 is another spelling of the
+    float32 matmul precision (True: "high", False: "highest"), as in PyTorch."""
+
+    @property
+    def allow_tf32(self):
+        return get_float32_matmul_precision() != "highest"
+
+    @allow_tf32.setter
+    def allow_tf32(self, value):
+        set_float32_matmul_precision("high" if value else "highest")
+
+
+class backends:  # noqa: N801  (torch.backends)
+    class cuda:  # noqa: N801
+        matmul = _CudaMatmul()
+
+
 def describe(as_json=False):
     """What the runtime loaded, from where, and its devices (tessera info)."""
     p = _lib.c_void_p()
@@ -311,6 +329,6 @@ __all__ = [
     "promote_types", "get_default_dtype", "is_tensor", "zeros_like", "ones_like", "full_like", "empty_like",
     "rand_like", "randn_like", "clone", "reshape", "transpose", "permute", "flatten", "unsqueeze", "squeeze",
     "eq", "ne", "lt", "le", "gt", "ge", "describe", "devices", "cuda", "synchronize", "empty_cache", "memory_stats",
-    "set_float32_matmul_precision", "get_float32_matmul_precision",
+    "set_float32_matmul_precision", "get_float32_matmul_precision", "backends",
 ]
 del _DTYPES
