@@ -46,7 +46,7 @@ template <class T> void copy_raw(const Exec& ex, const tsr_tensor_desc& out, con
     tiled_kernel<T, TILE><<<grid, dim3(kTileThreadsX, kTileThreadsY), 0, ex.stream>>>(*tp);
     ex.check_launch("tiled_kernel");
 #else
-    tiled_on_host<T, TILE>(*tp);
+    launch_on_host(ex, [p = *tp] { tiled_on_host<T, TILE>(p); });
 #endif
     return;
   }

@@ -438,8 +438,8 @@ void pointwise(const Exec& ex, const tsr_tensor_desc& out, const std::array<cons
       return;
   }
 #else
-  (void)ex, (void)blocks;
-  pointwise_on_host<Out, In...>(L, f);
+  (void)blocks;
+  launch_on_host(ex, [L, f] { pointwise_on_host<Out, In...>(L, f); });
 #endif
 }
 

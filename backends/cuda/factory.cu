@@ -68,8 +68,10 @@ template <class S, class G> void generate(const Exec& ex, const tsr_tensor_desc&
   generate_kernel<S, G><<<blocks_for(p.numel, "generate"), kPointwiseBlock, 0, ex.stream>>>(p, g);
   ex.check_launch("generate_kernel");
 #else  // the emulator (tests/cuda_emu)
-  (void)ex, (void)blocks_for(p.numel, "generate");
-  for (uint64_t i = 0; i < p.numel; ++i) generate_thread<S>(p, g, i);
+  (void)blocks_for(p.numel, "generate");
+  launch_on_host(ex, [p, g] {
+    for (uint64_t i = 0; i < p.numel; ++i) generate_thread<S>(p, g, i);
+  });
 #endif
 }
 

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,6 +85,21 @@ class Workspace {
   CachingAllocator& alloc_;
   void* ptr_ = nullptr;
 };
+
+#if defined(TESSERA_CUDA_EMULATION)
+// The emulator's launch (tests/cuda_emu): the kernel's per-thread code, run
+// on the host as a host function queued on the stream, so it runs in stream
+// order and only when something waits (Note [Emulated streams] in
+// tests/cuda_emu/include/cuda_runtime.h). `run` owns copies of everything
+// it reads on the host, as a kernel's by-value parameters.
+template <class F> void launch_on_host(const Exec& ex, F run) {
+  auto* work = new std::function<void()>(std::move(run));
+  const cudaError_t e = cudaLaunchHostFunc(
+      ex.stream, [](void* p) { std::unique_ptr<std::function<void()>>(static_cast<std::function<void()>*>(p))->operator()(); }, work);
+  if (e != cudaSuccess) delete work;
+  ex.check(e, "cudaLaunchHostFunc");
+}
+#endif
 
 // The tsr_kernel_fn for K: makes the device current, picks the stream, runs
 // K::run(exec, args) with every exception caught and reported.

@@ -154,9 +154,11 @@ template <class S> void plain_matmul(const Exec& ex, const tsr_tensor_desc& a, c
   ex.check_launch("plain_matmul_kernel");
 #else  // the emulator (tests/cuda_emu)
   (void)grid;
-  for (int64_t t = 0; t < p.batches; ++t)
-    for (int64_t m = 0; m < p.M; ++m)
-      for (int64_t n = 0; n < p.N; ++n) plain_matmul_element<S>(p, t, m, n);
+  launch_on_host(ex, [p] {
+    for (int64_t t = 0; t < p.batches; ++t)
+      for (int64_t m = 0; m < p.M; ++m)
+        for (int64_t n = 0; n < p.N; ++n) plain_matmul_element<S>(p, t, m, n);
+  });
 #endif
 }
 

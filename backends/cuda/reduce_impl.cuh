@@ -79,7 +79,7 @@ void run_reduce(const Exec& ex, const tsr_tensor_desc& in, const tsr_tensor_desc
   Workspace partial(ex, p.slices > 1 ? static_cast<size_t>(p.n_out * p.slices) * sizeof(acc_t) : 0);
   p.partial = partial.get();
 #if !defined(__CUDACC__)
-  reduce_on_host<R>(p);  // the emulator (tests/cuda_emu)
+  launch_on_host(ex, [p] { reduce_on_host<R>(p); });  // the emulator (tests/cuda_emu)
   (void)V;
 #else
   if (p.team == 0) {

@@ -467,6 +467,18 @@ void transfers() {
       });
     }
   }
+  // Uploads queued faster than they complete: every staging slot (64 small,
+  // 4 large) reused before anything is read back, so an upload that refilled
+  // a slot its previous copy still had to read would change an earlier tensor.
+  const std::string name = "200 small and 3 pipelined uploads queued before any read";
+  attempt(name, [&] {
+    std::vector<Tensor> host, device;
+    for (int i = 0; i < 203; ++i) {
+      host.push_back(random_tensor({i < 200 ? int64_t{1000} : int64_t{3} << 20}, TSR_FLOAT32));
+      device.push_back(host.back().to(g_gpu));
+    }
+    for (size_t i = 0; i < host.size(); ++i) compare(name + " #" + std::to_string(i), device[i], host[i], Match::kExact);
+  });
 }
 
 void errors() {

@@ -112,17 +112,22 @@ inline cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOp
   // alpha and beta are host values of the compute type.
   const double al = f64 ? *static_cast<const double*>(alpha) : *static_cast<const float*>(alpha);
   const double be = f64 ? *static_cast<const double*>(beta) : *static_cast<const float*>(beta);
-  // beta == 0: C is not read (it may hold anything, NaN included), as in cuBLAS.
-  auto store = [&](int64_t ci, double acc) { gemm_store(Ctype, C, ci, be == 0 ? al * acc : al * acc + be * gemm_load(Ctype, C, ci)); };
-  if (f64) {
-    column_major_gemm<double>(g, [&](int64_t i) { return gemm_load(Atype, A, i); }, [&](int64_t i) { return gemm_load(Btype, B, i); }, store);
-  } else {
-    // float inputs (TF32: their mantissas rounded to 10 bits), float products and sums.
-    auto in = [&](const void* base, int64_t i) {
-      const float x = static_cast<float>(gemm_load(Atype, base, i));
-      return fast_tf32 ? tf32(x) : x;
-    };
-    column_major_gemm<float>(g, [&](int64_t i) { return in(A, i); }, [&](int64_t i) { return in(B, i); }, store);
-  }
+  // The arguments are checked now; the product runs in stream order on the
+  // handle's stream (Note [Emulated streams] in cuda_runtime.h).
+  enqueue(handle->stream, [=] {
+    // beta == 0: C is not read (it may hold anything, NaN included), as in cuBLAS.
+    auto store = [&](int64_t ci, double acc) { gemm_store(Ctype, C, ci, be == 0 ? al * acc : al * acc + be * gemm_load(Ctype, C, ci)); };
+    if (f64) {
+      column_major_gemm<double>(g, [&](int64_t i) { return gemm_load(Atype, A, i); }, [&](int64_t i) { return gemm_load(Btype, B, i); },
+                                store);
+    } else {
+      // float inputs (TF32: their mantissas rounded to 10 bits), float products and sums.
+      auto in = [&](const void* base, int64_t i) {
+        const float x = static_cast<float>(gemm_load(Atype, base, i));
+        return fast_tf32 ? tf32(x) : x;
+      };
+      column_major_gemm<float>(g, [&](int64_t i) { return in(A, i); }, [&](int64_t i) { return in(B, i); }, store);
+    }
+  });
   return CUBLAS_STATUS_SUCCESS;
 }

@@ -5,11 +5,13 @@
 // (entry points, checks, plans, launches, copies, the allocator, the cuBLAS
 // argument mapping) runs through the runtime where no GPU is.
 //
-// Every call is synchronous, so streams and events only need to exist. Device
-// memory is counted against a capacity (TESSERA_CUDA_EMU_MEMORY bytes, 8 GiB
-// by default) so that out-of-memory paths run too; TESSERA_CUDA_EMU_DEVICES
-// says how many devices there are (1 by default, 0 to emulate a machine
-// without a GPU). Only what the backend calls is here.
+// Streams are asynchronous, as on a GPU (Note [Emulated streams] below):
+// launches and copies queue on their stream and run only when something
+// waits for them, so a missing synchronisation reads stale data here too.
+// Device memory is counted against a capacity (TESSERA_CUDA_EMU_MEMORY bytes,
+// 8 GiB by default) so that out-of-memory paths run too;
+// TESSERA_CUDA_EMU_DEVICES says how many devices there are (1 by default, 0
+// to emulate a machine without a GPU). Only what the backend calls is here.
 #pragma once
 
 #include <algorithm>
@@ -18,8 +20,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #define __host__
 #define __device__
@@ -45,11 +53,26 @@ enum cudaMemcpyKind {
   cudaMemcpyDefault = 4,
 };
 
+// Note [Emulated streams]
+// A stream is a queue of host functions (kernels' per-thread code, copies,
+// GEMMs) run in order, and only when the host waits: cudaStreamSynchronize,
+// cudaEventSynchronize on an event recorded on it, cudaStreamWaitEvent from
+// another stream, a device-to-pageable-host copy (which CUDA completes before
+// returning), and the calls CUDA makes synchronise the device (cudaFree,
+// cudaFreeHost, cudaDeviceSynchronize, cudaStreamDestroy). A host-to-device
+// copy from pageable memory takes its snapshot at once, as CUDA stages it;
+// from pinned memory (cudaHostAlloc) it reads the host buffer when it runs,
+// so reusing a pinned buffer before its copy is done corrupts the copy, as
+// it would on a GPU. Running work later than a GPU might is always allowed
+// by CUDA's rules, so code that is correct on a GPU is correct here.
 struct CUstream_st {
   int device;
+  std::mutex queue_mutex;                    // guards pending
+  std::vector<std::function<void()>> pending;
+  std::mutex run_mutex;                      // one thread runs the queue at a time, in order
 };
 struct CUevent_st {
-  int recorded;
+  CUstream_st* stream;  // where it was last recorded; nullptr: never
 };
 typedef CUstream_st* cudaStream_t;
 typedef CUevent_st* cudaEvent_t;
@@ -82,6 +105,69 @@ struct Memory {
 inline Memory& memory() {
   static Memory m;
   return m;
+}
+
+// Every stream alive (for the device-wide synchronisations) and the pinned host blocks.
+struct Streams {
+  std::mutex mutex;
+  std::set<CUstream_st*> all;
+  std::map<const char*, size_t> pinned;  // cudaHostAlloc'd block -> bytes
+};
+inline Streams& streams() {
+  static Streams s;
+  return s;
+}
+
+// The legacy default stream (a null cudaStream_t).
+inline CUstream_st* stream_or_default(CUstream_st* s) {
+  static CUstream_st* const legacy = [] {
+    auto* d = new CUstream_st;  // lives as long as the process
+    d->device = 0;
+    std::lock_guard<std::mutex> lock(streams().mutex);
+    streams().all.insert(d);
+    return d;
+  }();
+  return s != nullptr ? s : legacy;
+}
+
+inline void enqueue(CUstream_st* s, std::function<void()> work) {
+  s = stream_or_default(s);
+  std::lock_guard<std::mutex> lock(s->queue_mutex);
+  s->pending.push_back(std::move(work));
+}
+
+// Runs what is queued on s, oldest first, until nothing is left.
+inline void drain(CUstream_st* s) {
+  s = stream_or_default(s);
+  std::lock_guard<std::mutex> run(s->run_mutex);
+  for (;;) {
+    std::vector<std::function<void()>> batch;
+    {
+      std::lock_guard<std::mutex> lock(s->queue_mutex);
+      batch.swap(s->pending);
+    }
+    if (batch.empty()) return;
+    for (auto& work : batch) work();
+  }
+}
+
+inline void drain_all() {
+  std::vector<CUstream_st*> all;
+  {
+    std::lock_guard<std::mutex> lock(streams().mutex);
+    all.assign(streams().all.begin(), streams().all.end());
+  }
+  for (CUstream_st* s : all) drain(s);
+}
+
+// Whether [p, p + bytes) lies in a cudaHostAlloc block.
+inline bool pinned(const void* p, size_t bytes) {
+  const char* c = static_cast<const char*>(p);
+  std::lock_guard<std::mutex> lock(streams().mutex);
+  auto it = streams().pinned.upper_bound(c);
+  if (it == streams().pinned.begin()) return false;
+  --it;
+  return c >= it->first && c + bytes <= it->first + it->second;
 }
 
 inline int device_count() { return static_cast<int>(std::min<size_t>(env_size("TESSERA_CUDA_EMU_DEVICES", 1), 8)); }
@@ -147,7 +233,10 @@ inline cudaError_t cudaSetDevice(int device) {
   tessera_cuda_emu::current_device = device;
   return cudaSuccess;
 }
-inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+inline cudaError_t cudaDeviceSynchronize() {
+  tessera_cuda_emu::drain_all();
+  return cudaSuccess;
+}
 
 inline cudaError_t cudaMalloc(void** ptr, size_t bytes) {
   auto& m = tessera_cuda_emu::memory();
@@ -164,6 +253,7 @@ inline cudaError_t cudaMalloc(void** ptr, size_t bytes) {
 }
 inline cudaError_t cudaFree(void* ptr) {
   if (ptr == nullptr) return cudaSuccess;  // "creates the context"
+  tessera_cuda_emu::drain_all();  // cudaFree synchronises the device
   auto& m = tessera_cuda_emu::memory();
   std::lock_guard<std::mutex> lock(m.mutex);
   auto it = m.blocks.find(ptr);
@@ -181,45 +271,95 @@ inline cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   return cudaSuccess;
 }
 inline cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned) {
-  *ptr = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
-  return *ptr != nullptr ? cudaSuccess : tessera_cuda_emu::fail(cudaErrorMemoryAllocation);
+  const size_t rounded = (std::max<size_t>(bytes, 1) + 4095) / 4096 * 4096;
+  *ptr = std::aligned_alloc(4096, rounded);
+  if (*ptr == nullptr) return tessera_cuda_emu::fail(cudaErrorMemoryAllocation);
+  std::lock_guard<std::mutex> lock(tessera_cuda_emu::streams().mutex);
+  tessera_cuda_emu::streams().pinned[static_cast<const char*>(*ptr)] = rounded;
+  return cudaSuccess;
 }
 inline cudaError_t cudaFreeHost(void* ptr) {
+  if (ptr == nullptr) return cudaSuccess;
+  tessera_cuda_emu::drain_all();  // cudaFreeHost synchronises the device
+  {
+    std::lock_guard<std::mutex> lock(tessera_cuda_emu::streams().mutex);
+    if (tessera_cuda_emu::streams().pinned.erase(static_cast<const char*>(ptr)) == 0)
+      return tessera_cuda_emu::fail(cudaErrorInvalidValue);
+  }
   std::free(ptr);
   return cudaSuccess;
 }
 
-// Copies happen at once (the emulated stream has always caught up). memcpy,
-// not memmove: overlapping copies are undefined in CUDA too, and ASan says so.
-inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind, cudaStream_t) {
-  if (bytes > 0) std::memcpy(dst, src, bytes);
+// Copies queue on the stream (Note [Emulated streams]). memcpy, not memmove:
+// overlapping copies are undefined in CUDA too, and ASan says so.
+inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
+  using namespace tessera_cuda_emu;
+  if (bytes == 0) return cudaSuccess;
+  if (kind == cudaMemcpyHostToDevice && !pinned(src, bytes)) {  // pageable: staged at once
+    auto staged = std::make_shared<std::vector<char>>(static_cast<const char*>(src), static_cast<const char*>(src) + bytes);
+    enqueue(stream, [dst, staged] { std::memcpy(dst, staged->data(), staged->size()); });
+  } else if (kind == cudaMemcpyDeviceToHost && !pinned(dst, bytes)) {  // pageable: done when the call returns
+    drain(stream);
+    std::memcpy(dst, src, bytes);
+  } else {
+    enqueue(stream, [dst, src, bytes] { std::memcpy(dst, src, bytes); });
+  }
   return cudaSuccess;
 }
-inline cudaError_t cudaMemcpyPeerAsync(void* dst, int, const void* src, int, size_t bytes, cudaStream_t) {
-  if (bytes > 0) std::memcpy(dst, src, bytes);
+inline cudaError_t cudaMemcpyPeerAsync(void* dst, int, const void* src, int, size_t bytes, cudaStream_t stream) {
+  if (bytes > 0) tessera_cuda_emu::enqueue(stream, [dst, src, bytes] { std::memcpy(dst, src, bytes); });
+  return cudaSuccess;
+}
+
+// Queues fn(data) on the stream: CUDA's own host-function launch, and the
+// CUDA backend's launch of a kernel's per-thread code under emulation.
+typedef void (*cudaHostFn_t)(void*);
+inline cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* data) {
+  tessera_cuda_emu::enqueue(stream, [fn, data] { fn(data); });
   return cudaSuccess;
 }
 
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned) {
-  *stream = new CUstream_st{tessera_cuda_emu::current_device};
+  *stream = new CUstream_st;
+  (*stream)->device = tessera_cuda_emu::current_device;
+  std::lock_guard<std::mutex> lock(tessera_cuda_emu::streams().mutex);
+  tessera_cuda_emu::streams().all.insert(*stream);
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  if (stream == nullptr) return tessera_cuda_emu::fail(cudaErrorInvalidResourceHandle);
+  tessera_cuda_emu::drain(stream);  // queued work still completes
+  {
+    std::lock_guard<std::mutex> lock(tessera_cuda_emu::streams().mutex);
+    tessera_cuda_emu::streams().all.erase(stream);
+  }
   delete stream;
   return cudaSuccess;
 }
-inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
-inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) { return cudaSuccess; }
+inline cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  tessera_cuda_emu::drain(stream);
+  return cudaSuccess;
+}
+// Work queued on `stream` later waits for `event`: run what the event covers now.
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned) {
+  if (event->stream != nullptr && event->stream != stream) tessera_cuda_emu::drain(event->stream);
+  return cudaSuccess;
+}
 
 inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned) {
-  *event = new CUevent_st{0};
+  *event = new CUevent_st{nullptr};
   return cudaSuccess;
 }
-inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
-  event->recorded = 1;
+inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  event->stream = stream;
   return cudaSuccess;
 }
-inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+// Waits for the work before the event: the whole queue of its stream (later
+// work too, which a GPU may have finished as well).
+inline cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  if (event->stream != nullptr) tessera_cuda_emu::drain(event->stream);
+  return cudaSuccess;
+}
 inline cudaError_t cudaEventDestroy(cudaEvent_t event) {
   delete event;
   return cudaSuccess;
