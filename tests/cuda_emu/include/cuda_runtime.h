@@ -130,10 +130,21 @@ inline CUstream_st* stream_or_default(CUstream_st* s) {
   return s != nullptr ? s : legacy;
 }
 
+inline void drain(CUstream_st* s);
+
+// A GPU's launch queue is bounded (about a thousand entries): a host that
+// runs further ahead waits for room. Here it waits for the whole queue.
+inline constexpr size_t kQueueDepth = 1024;
+
 inline void enqueue(CUstream_st* s, std::function<void()> work) {
   s = stream_or_default(s);
-  std::lock_guard<std::mutex> lock(s->queue_mutex);
-  s->pending.push_back(std::move(work));
+  bool full = false;
+  {
+    std::lock_guard<std::mutex> lock(s->queue_mutex);
+    s->pending.push_back(std::move(work));
+    full = s->pending.size() >= kQueueDepth;
+  }
+  if (full) drain(s);
 }
 
 // Runs what is queued on s, oldest first, until nothing is left.
