@@ -9,13 +9,16 @@
 //
 // Exit status: 0 all passed, 1 a failure, 77 no CUDA device (the reason is
 // printed; ctest reports SKIP). `--quick` runs a reduced set (for
-// compute-sanitizer), `--verbose` prints every case.
+// compute-sanitizer), `--threads` only the case of several host threads at
+// once (for ThreadSanitizer), `--verbose` prints every case.
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tessera/element.h"
@@ -28,8 +31,8 @@ using tessera::Tensor;
 
 namespace {
 
-bool g_quick = false, g_verbose = false;
-int g_cases = 0, g_failures = 0;
+bool g_quick = false, g_verbose = false, g_threads_only = false;  // --threads: only threads()
+std::atomic<int> g_cases{0}, g_failures{0};  // threads() counts from several threads
 tsr_device g_cpu, g_gpu;
 Runtime* g_rt = nullptr;
 
@@ -481,6 +484,33 @@ void transfers() {
   });
 }
 
+// Several host threads driving cuda:0 at once, as a server's request threads
+// would: uploads, pointwise, tiled copies, reductions, cuBLAS and downloads
+// interleave on the device's one stream, its allocator and its staging
+// slots. Inputs come from the runtime's generator (safe from any thread);
+// each thread checks its own results against the CPU.
+void threads() {
+  constexpr int kThreads = 4, kRounds = 12;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < kThreads; ++t) {
+    pool.emplace_back([t] {
+      for (int r = 0; r < kRounds; ++r) {
+        const std::string name = "thread " + std::to_string(t) + " round " + std::to_string(r);
+        attempt(name, [&] {
+          const int64_t n = 64 + 16 * t + r;
+          Tensor a = Tensor::rand(*g_rt, {n, 48}, TSR_FLOAT32, g_cpu), b = Tensor::rand(*g_rt, {48, n}, TSR_FLOAT32, g_cpu);
+          Tensor ga = a.to(g_gpu), gb = b.to(g_gpu);
+          compare(name + " add", ga + gb.T(), a + b.T(), Match::kExact);
+          compare(name + " transpose", gb.T().contiguous(), b.T().contiguous(), Match::kExact);
+          compare(name + " sum", (ga * 2.0).sum({1}), (a * 2.0).sum({1}), Match::kClose);
+          compare(name + " matmul", ga.matmul(gb), a.matmul(b), Match::kClose);
+        });
+      }
+    });
+  }
+  for (std::thread& th : pool) th.join();
+}
+
 void errors() {
   const std::string name = "out of memory: a status, the bytes asked and free, and the runtime still works";
   ++g_cases;
@@ -511,6 +541,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") g_quick = true;
+    else if (a == "--threads") g_threads_only = true;
     else if (a == "--verbose") g_verbose = true;
     else config = a;
   }
@@ -535,7 +566,13 @@ int main(int argc, char** argv) {
       std::printf("SKIP: no CUDA device: %s\n", tsr_last_error_message());
       return 77;
     }
-    std::printf("cuda.ops on %s%s\n", rt.device_name(gpu).c_str(), g_quick ? " (quick)" : "");
+    std::printf("cuda.ops on %s%s\n", rt.device_name(gpu).c_str(), g_quick ? " (quick)" : g_threads_only ? " (threads)" : "");
+    if (g_threads_only) {
+      threads();
+      tessera::check(tsr_synchronize(rt.get(), gpu));
+      std::printf("cuda.ops: %d cases, %d failed\n", g_cases.load(), g_failures.load());
+      return g_failures == 0 ? 0 : 1;
+    }
     unary_ops();
     binary_ops();
     inplace_ops();
@@ -544,12 +581,13 @@ int main(int argc, char** argv) {
     matmuls();
     factories();
     transfers();
+    threads();
     errors();
     tessera::check(tsr_synchronize(rt.get(), gpu));
   } catch (const std::exception& e) {
     std::printf("FAIL: %s\n", e.what());
     return 1;
   }
-  std::printf("cuda.ops: %d cases, %d failed\n", g_cases, g_failures);
+  std::printf("cuda.ops: %d cases, %d failed\n", g_cases.load(), g_failures.load());
   return g_failures == 0 ? 0 : 1;
 }
