@@ -17,7 +17,7 @@ bool cast_copy_to_integral(const Exec& ex, const tsr_tensor_desc& out, const tsr
 
 namespace {
 
-#if defined(__CUDACC__)
+#if defined(TSR_KERNELS)
 template <class T, int TILE> __global__ void __launch_bounds__(kTileThreadsX* kTileThreadsY) tiled_kernel(const TileParams p) {
   __shared__ T tile[TILE * (TILE + 1)];
   const TileOrigin o = tile_origin<TILE>(p, blockIdx.x, blockIdx.y, blockIdx.z);
@@ -41,13 +41,9 @@ template <class T> void copy_raw(const Exec& ex, const tsr_tensor_desc& out, con
   }
   constexpr int TILE = kTile<sizeof(T)>;
   if (const auto tp = plan_tiled(plan, TILE)) {
-#if defined(__CUDACC__)
     const dim3 grid(static_cast<unsigned>(tp->tiles_a), static_cast<unsigned>(tp->tiles_b), tp->batches);
-    tiled_kernel<T, TILE><<<grid, dim3(kTileThreadsX, kTileThreadsY), 0, ex.stream>>>(*tp);
+    TSR_LAUNCH(grid, dim3(kTileThreadsX, kTileThreadsY), ex.stream, tiled_kernel<T, TILE>)(*tp);
     ex.check_launch("tiled_kernel");
-#else
-    launch_on_host(ex, [p = *tp] { tiled_on_host<T, TILE>(p); });
-#endif
     return;
   }
   pointwise<T, T>(ex, out, {&in}, Identity<T>{});

@@ -363,8 +363,7 @@ template <size_t N> PointwiseLaunch<N> plan_pointwise(const Plan<N>& plan, int V
 // ---- kernels and the launcher (device) ---------------------------------------------------------
 
 // Runs a planned launch on the host, thread by thread: the host test's way
-// to execute the kernels' own index arithmetic without a GPU, and the
-// emulator's launch (Note [The CUDA emulator] in tests/cuda_emu/README.md).
+// to execute the kernels' own index arithmetic without a GPU.
 template <class Out, class... In, class F> void pointwise_on_host(const PointwiseLaunch<1 + sizeof...(In)>& L, const F& f) {
   constexpr int V = kVec<Out, In...>;
   switch (L.kind) {
@@ -383,7 +382,7 @@ template <class Out, class... In, class F> void pointwise_on_host(const Pointwis
   }
 }
 
-#if defined(__CUDACC__)
+#if defined(TSR_KERNELS)
 
 // (A __global__ template's parameter pack must come last, so F goes before In.)
 template <int V, int U, class Out, class F, class... In>
@@ -397,10 +396,6 @@ __global__ void __launch_bounds__(kPointwiseBlock) strided_kernel(const StridedP
   const Index t = static_cast<Index>(blockIdx.x) * kPointwiseBlock + static_cast<Index>(threadIdx.x);
   strided_thread<V, Index, Out, In...>(p, f, t, std::index_sequence_for<In...>{});
 }
-
-#endif  // __CUDACC__
-
-#if defined(__CUDACC__) || defined(TESSERA_CUDA_EMULATION)
 
 inline unsigned blocks_for(uint64_t threads, const char* what) {
   const uint64_t blocks = (threads + kPointwiseBlock - 1) / kPointwiseBlock;
@@ -420,29 +415,24 @@ void pointwise(const Exec& ex, const tsr_tensor_desc& out, const std::array<cons
   const PointwiseLaunch<N> L = plan_pointwise(make_plan(ops, true), V, kFlatUnroll);
   if (L.kind == PathKind::kNone) return;
   const unsigned blocks = blocks_for(L.threads, "pointwise");
-#if defined(__CUDACC__)
   switch (L.kind) {
     case PathKind::kNone:
       return;
     case PathKind::kFlat:
-      flat_kernel<V, kFlatUnroll, Out, F, In...><<<blocks, kPointwiseBlock, 0, ex.stream>>>(L.flat, f);
+      TSR_LAUNCH(blocks, kPointwiseBlock, ex.stream, flat_kernel<V, kFlatUnroll, Out, F, In...>)(L.flat, f);
       ex.check_launch("flat_kernel");
       return;
     case PathKind::kStrided32:
-      strided_kernel<V, uint32_t, Out, F, In...><<<blocks, kPointwiseBlock, 0, ex.stream>>>(L.s32, f);
+      TSR_LAUNCH(blocks, kPointwiseBlock, ex.stream, strided_kernel<V, uint32_t, Out, F, In...>)(L.s32, f);
       ex.check_launch("strided_kernel");
       return;
     case PathKind::kStrided64:
-      strided_kernel<V, uint64_t, Out, F, In...><<<blocks, kPointwiseBlock, 0, ex.stream>>>(L.s64, f);
+      TSR_LAUNCH(blocks, kPointwiseBlock, ex.stream, strided_kernel<V, uint64_t, Out, F, In...>)(L.s64, f);
       ex.check_launch("strided_kernel");
       return;
   }
-#else
-  (void)blocks;
-  launch_on_host(ex, [L, f] { pointwise_on_host<Out, In...>(L, f); });
-#endif
 }
 
-#endif  // __CUDACC__ || TESSERA_CUDA_EMULATION
+#endif  // TSR_KERNELS
 
 }  // namespace tessera::cuda

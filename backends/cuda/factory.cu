@@ -45,7 +45,7 @@ template <class S, class G> TSR_HD void generate_thread(const GenParams& p, cons
   reinterpret_cast<S*>(p.base)[off] = g(static_cast<int64_t>(i));
 }
 
-#if defined(__CUDACC__)
+#if defined(TSR_KERNELS)
 template <class S, class G> __global__ void __launch_bounds__(kPointwiseBlock) generate_kernel(const GenParams p, const G g) {
   generate_thread<S>(p, g, static_cast<uint64_t>(blockIdx.x) * kPointwiseBlock + threadIdx.x);
 }
@@ -64,15 +64,8 @@ template <class S, class G> void generate(const Exec& ex, const tsr_tensor_desc&
     p.shape[d] = static_cast<uint64_t>(plan.shape[d]);
     p.stride[d] = plan.stride[d][0];
   }
-#if defined(__CUDACC__)
-  generate_kernel<S, G><<<blocks_for(p.numel, "generate"), kPointwiseBlock, 0, ex.stream>>>(p, g);
+  TSR_LAUNCH(blocks_for(p.numel, "generate"), kPointwiseBlock, ex.stream, generate_kernel<S, G>)(p, g);
   ex.check_launch("generate_kernel");
-#else  // the emulator (tests/cuda_emu)
-  (void)blocks_for(p.numel, "generate");
-  launch_on_host(ex, [p, g] {
-    for (uint64_t i = 0; i < p.numel; ++i) generate_thread<S>(p, g, i);
-  });
-#endif
 }
 
 // ARANGE: out[i] = start + i * step in PyTorch's accumulate type: int64 for

@@ -86,19 +86,20 @@ class Workspace {
   void* ptr_ = nullptr;
 };
 
-#if defined(TESSERA_CUDA_EMULATION)
-// The emulator's launch (tests/cuda_emu): the kernel's per-thread code, run
-// on the host as a host function queued on the stream, so it runs in stream
-// order and only when something waits (Note [Emulated streams] in
-// tests/cuda_emu/include/cuda_runtime.h). `run` owns copies of everything
-// it reads on the host, as a kernel's by-value parameters.
-template <class F> void launch_on_host(const Exec& ex, F run) {
-  auto* work = new std::function<void()>(std::move(run));
-  const cudaError_t e = cudaLaunchHostFunc(
-      ex.stream, [](void* p) { std::unique_ptr<std::function<void()>>(static_cast<std::function<void()>*>(p))->operator()(); }, work);
-  if (e != cudaSuccess) delete work;
-  ex.check(e, "cudaLaunchHostFunc");
-}
+// TSR_LAUNCH(grid, block, stream, kernel<...>)(args...) is
+// kernel<<<grid, block, 0, stream>>>(args...). Built as C++ for the emulator
+// (tests/cuda_emu), the same kernel is queued on the stream and its blocks run
+// on the host, threads as fibers (Note [Emulated kernels] in
+// tests/cuda_emu/include/cuda_emu_kernels.h). Follow it with check_launch.
+#if defined(__CUDACC__)
+#define TSR_LAUNCH(grid, block, stream, ...) __VA_ARGS__<<<grid, block, 0, stream>>>
+#elif defined(TESSERA_CUDA_EMULATION)
+#define TSR_LAUNCH(grid, block, stream, ...) TSR_EMU_LAUNCH(grid, block, stream, __VA_ARGS__)
+#endif
+// Where the kernels are compiled: by nvcc, and as C++ for the emulator (the
+// host test, tests/cuda/test_cuda_host.cpp, sees only their per-thread code).
+#if defined(__CUDACC__) || defined(TESSERA_CUDA_EMULATION)
+#define TSR_KERNELS 1
 #endif
 
 // The tsr_kernel_fn for K: makes the device current, picks the stream, runs

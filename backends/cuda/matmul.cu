@@ -133,7 +133,7 @@ void cublas_matmul(const Exec& ex, const tsr_tensor_desc& a_in, const tsr_tensor
 // beyond the grid's limits by grid-stride loops.
 inline constexpr int kPlainX = 32, kPlainY = 8;
 
-#if defined(__CUDACC__)
+#if defined(TSR_KERNELS)
 template <class S> __global__ void __launch_bounds__(kPlainX* kPlainY) plain_matmul_kernel(const PlainParams p) {
   const int64_t n = static_cast<int64_t>(blockIdx.x) * kPlainX + threadIdx.x;
   if (n >= p.N) return;
@@ -149,17 +149,8 @@ template <class S> void plain_matmul(const Exec& ex, const tsr_tensor_desc& a, c
   if (gx > 0x7FFFFFFF) fail(TSR_ERR_INVALID_ARGUMENT, ex.where() + "matrix too large for the plain kernel");
   const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(std::min<int64_t>(gy, 65535)),
                   static_cast<unsigned>(std::min<int64_t>(p.batches, 65535)));
-#if defined(__CUDACC__)
-  plain_matmul_kernel<S><<<grid, dim3(kPlainX, kPlainY), 0, ex.stream>>>(p);
+  TSR_LAUNCH(grid, dim3(kPlainX, kPlainY), ex.stream, plain_matmul_kernel<S>)(p);
   ex.check_launch("plain_matmul_kernel");
-#else  // the emulator (tests/cuda_emu)
-  (void)grid;
-  launch_on_host(ex, [p] {
-    for (int64_t t = 0; t < p.batches; ++t)
-      for (int64_t m = 0; m < p.M; ++m)
-        for (int64_t n = 0; n < p.N; ++n) plain_matmul_element<S>(p, t, m, n);
-  });
-#endif
 }
 
 template <int Op, int D> struct MatmulKernel {

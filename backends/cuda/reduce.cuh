@@ -336,7 +336,7 @@ inline ReduceParams plan_reduce(const ReducePlan& rp, const char* in, char* out,
 
 // ---- combining a team's partials ----------------------------------------------------
 
-#if defined(__CUDACC__)
+#if defined(TSR_KERNELS)
 // Shuffles any trivially copyable value, 32 bits at a time.
 template <class T> __device__ __forceinline__ T shfl_xor(const T& v, int mask) {
   constexpr int W = (sizeof(T) + 3) / 4;
@@ -364,7 +364,7 @@ template <class R> __device__ __forceinline__ typename R::acc_t warp_fold(typena
   }
   return acc;
 }
-#endif
+#endif  // TSR_KERNELS
 
 // The same fold on the host: lanes[0..31] -> the value lane 0 ends with.
 template <class R> typename R::acc_t warp_fold_host(typename R::acc_t* lanes) {

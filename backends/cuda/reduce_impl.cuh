@@ -7,7 +7,7 @@
 
 namespace tessera::cuda {
 
-#if defined(__CUDACC__)
+#if defined(TSR_KERNELS)
 template <class R, int V> __global__ void __launch_bounds__(kReduceBlock) inner_kernel(const ReduceParams p) {
   using acc_t = typename R::acc_t;
   __shared__ acc_t warp_partial[kReduceBlock / 32];
@@ -58,7 +58,7 @@ template <class R> __global__ void __launch_bounds__(kReduceBlock) finish_kernel
   }
 }
 
-#endif  // __CUDACC__
+#endif  // TSR_KERNELS
 
 template <class R>
 void run_reduce(const Exec& ex, const tsr_tensor_desc& in, const tsr_tensor_desc& out, const bool* reduced) {
@@ -78,22 +78,17 @@ void run_reduce(const Exec& ex, const tsr_tensor_desc& in, const tsr_tensor_desc
     fail(TSR_ERR_INVALID_ARGUMENT, ex.where() + "tensor too large for one launch");
   Workspace partial(ex, p.slices > 1 ? static_cast<size_t>(p.n_out * p.slices) * sizeof(acc_t) : 0);
   p.partial = partial.get();
-#if !defined(__CUDACC__)
-  launch_on_host(ex, [p] { reduce_on_host<R>(p); });  // the emulator (tests/cuda_emu)
-  (void)V;
-#else
   if (p.team == 0) {
-    column_kernel<R><<<static_cast<unsigned>(p.blocks), kReduceBlock, 0, ex.stream>>>(p);
+    TSR_LAUNCH(static_cast<unsigned>(p.blocks), kReduceBlock, ex.stream, column_kernel<R>)(p);
     ex.check_launch("column_kernel");
   } else {
-    inner_kernel<R, V><<<static_cast<unsigned>(p.blocks), kReduceBlock, 0, ex.stream>>>(p);
+    TSR_LAUNCH(static_cast<unsigned>(p.blocks), kReduceBlock, ex.stream, inner_kernel<R, V>)(p);
     ex.check_launch("inner_kernel");
   }
   if (p.slices > 1) {
-    finish_kernel<R><<<static_cast<unsigned>(p.n_out), kReduceBlock, 0, ex.stream>>>(p);
+    TSR_LAUNCH(static_cast<unsigned>(p.n_out), kReduceBlock, ex.stream, finish_kernel<R>)(p);
     ex.check_launch("finish_kernel");
   }
-#endif
 }
 
 // The kernel-table entry: which dims are reduced, read off the shapes and

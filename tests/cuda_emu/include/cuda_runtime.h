@@ -25,9 +25,12 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "cuda_emu_kernels.h"
 
 #define __host__
 #define __device__
@@ -38,11 +41,13 @@ enum cudaError_t {
   cudaErrorInvalidValue = 1,
   cudaErrorMemoryAllocation = 2,
   cudaErrorInitializationError = 3,
+  cudaErrorInvalidConfiguration = 9,
   cudaErrorInsufficientDriver = 35,
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorPeerAccessAlreadyEnabled = 704,
+  cudaErrorLaunchFailure = 719,
 };
 
 enum cudaMemcpyKind {
@@ -191,6 +196,10 @@ inline cudaError_t fail(cudaError_t e) {
   return e;
 }
 
+// What a wait returns: a kernel that failed (Note [Emulated kernels]) fails
+// every later wait, as a GPU's launch failure does.
+inline cudaError_t waited() { return kernel_failed().load() ? fail(cudaErrorLaunchFailure) : cudaSuccess; }
+
 }  // namespace tessera_cuda_emu
 
 inline const char* cudaGetErrorName(cudaError_t e) {
@@ -204,6 +213,8 @@ inline const char* cudaGetErrorName(cudaError_t e) {
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
     case cudaErrorPeerAccessAlreadyEnabled: return "cudaErrorPeerAccessAlreadyEnabled";
+    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+    case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
   }
   return "cudaErrorUnknown";
 }
@@ -212,6 +223,8 @@ inline const char* cudaGetErrorString(cudaError_t e) {
     case cudaSuccess: return "no error";
     case cudaErrorMemoryAllocation: return "out of memory (emulated device)";
     case cudaErrorNoDevice: return "no CUDA-capable device is detected (TESSERA_CUDA_EMU_DEVICES=0)";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorLaunchFailure: return "unspecified launch failure (the emulator printed why)";
     default: return "emulated CUDA error";
   }
 }
@@ -246,7 +259,7 @@ inline cudaError_t cudaSetDevice(int device) {
 }
 inline cudaError_t cudaDeviceSynchronize() {
   tessera_cuda_emu::drain_all();
-  return cudaSuccess;
+  return tessera_cuda_emu::waited();
 }
 
 inline cudaError_t cudaMalloc(void** ptr, size_t bytes) {
@@ -312,6 +325,7 @@ inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cud
   } else if (kind == cudaMemcpyDeviceToHost && !pinned(dst, bytes)) {  // pageable: done when the call returns
     drain(stream);
     std::memcpy(dst, src, bytes);
+    return waited();
   } else {
     enqueue(stream, [dst, src, bytes] { std::memcpy(dst, src, bytes); });
   }
@@ -329,6 +343,38 @@ inline cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void
   tessera_cuda_emu::enqueue(stream, [fn, data] { fn(data); });
   return cudaSuccess;
 }
+
+namespace tessera_cuda_emu {
+
+// kernel<<<grid, block, 0, stream>>>(args...) (TSR_LAUNCH in
+// backends/cuda/kernels.hpp): the configuration checked now, as a GPU does,
+// the grid queued on the stream with copies of the arguments (Note
+// [Emulated kernels]).
+template <class... P> struct KernelLaunch {
+  dim3 grid, block;
+  cudaStream_t stream;
+  const char* name;
+  void (*kernel)(P...);
+  template <class... A> void operator()(A&&... args) const {
+    if (!valid_launch(grid, block)) {
+      fail(cudaErrorInvalidConfiguration);
+      return;
+    }
+    std::function<void()> call = [k = kernel, params = std::tuple<std::decay_t<P>...>(std::forward<A>(args)...)] {
+      std::apply(k, params);
+    };
+    enqueue(stream, [n = name, g = grid, b = block, call = std::move(call)] { run_grid(n, g, b, call); });
+  }
+};
+template <class... P> KernelLaunch<P...> launch(dim3 grid, dim3 block, cudaStream_t stream, const char* name, void (*kernel)(P...)) {
+  return KernelLaunch<P...>{grid, block, stream, name, kernel};
+}
+
+}  // namespace tessera_cuda_emu
+
+// TSR_EMU_LAUNCH(grid, block, stream, kernel<...>)(args...): the emulated
+// kernel<<<grid, block, 0, stream>>>(args...).
+#define TSR_EMU_LAUNCH(grid, block, stream, ...) ::tessera_cuda_emu::launch(grid, block, stream, #__VA_ARGS__, &__VA_ARGS__)
 
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned) {
   *stream = new CUstream_st;
@@ -349,7 +395,7 @@ inline cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 inline cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   tessera_cuda_emu::drain(stream);
-  return cudaSuccess;
+  return tessera_cuda_emu::waited();
 }
 // Work queued on `stream` later waits for `event`: run what the event covers now.
 inline cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned) {
@@ -369,7 +415,7 @@ inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 // work too, which a GPU may have finished as well).
 inline cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (event->stream != nullptr) tessera_cuda_emu::drain(event->stream);
-  return cudaSuccess;
+  return tessera_cuda_emu::waited();
 }
 inline cudaError_t cudaEventDestroy(cudaEvent_t event) {
   delete event;
@@ -382,7 +428,3 @@ inline cudaError_t cudaDeviceCanAccessPeer(int* can, int, int) {
 }
 inline cudaError_t cudaDeviceEnablePeerAccess(int, unsigned) { return cudaSuccess; }
 
-struct dim3 {
-  unsigned x, y, z;
-  constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
-};
