@@ -27,6 +27,7 @@
 // function, so the host test runs the same index arithmetic on the CPU.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -285,6 +286,12 @@ template <class R> TSR_HD void write_result(const ReduceParams& p, int64_t o, in
   else write_output<R>(p, o, acc);
 }
 
+// The finish kernel's block: whole warps, as many as the slices fill (a
+// slice per thread at first), at most kReduceBlock threads.
+inline int finish_threads(int64_t slices) {
+  return static_cast<int>(std::min<int64_t>(kReduceBlock, (slices + 31) / 32 * 32));
+}
+
 // The choice of kernel and split: a function of the shapes only.
 inline ReduceParams plan_reduce(const ReducePlan& rp, const char* in, char* out, int64_t in_elsize, int vec_width) {
   ReduceParams p{};
@@ -381,7 +388,7 @@ template <class R> typename R::acc_t warp_fold_host(typename R::acc_t* lanes) {
 }
 
 // The three kernels' work on the host, block by block in the kernels' order
-// (the host test's and the emulator's launch): the per-thread folds are the
+// (the host test's launch; the emulator runs the kernels themselves): the per-thread folds are the
 // device's own functions; lanes combine by the warp butterfly, then warps
 // 0..7 (one team per block) or each warp's lane 0 writes its team's result,
 // then slices through finish. p.partial holds n_out * slices acc_t when
@@ -429,18 +436,19 @@ template <class R> void reduce_on_host(const ReduceParams& p) {
     }
   }
   if (p.slices > 1) {
+    const int threads = finish_threads(p.slices);
     for (int64_t o = 0; o < p.n_out; ++o) {
       acc_t warps[kReduceBlock / 32];
-      for (int w = 0; w < kReduceBlock / 32; ++w) {
+      for (int w = 0; w < threads / 32; ++w) {
         acc_t lanes[32];
         for (int l = 0; l < 32; ++l) {
           lanes[l] = R::init();
-          for (int64_t s = w * 32 + l; s < p.slices; s += kReduceBlock) R::merge(lanes[l], partial[o * p.slices + s]);
+          for (int64_t s = w * 32 + l; s < p.slices; s += threads) R::merge(lanes[l], partial[o * p.slices + s]);
         }
         warps[w] = warp_fold_host<R>(lanes);
       }
       acc_t acc = warps[0];
-      for (int w = 1; w < kReduceBlock / 32; ++w) R::merge(acc, warps[w]);
+      for (int w = 1; w < threads / 32; ++w) R::merge(acc, warps[w]);
       write_output<R>(p, o, acc);
     }
   }

@@ -40,20 +40,22 @@ template <class R> __global__ void __launch_bounds__(kReduceBlock) column_kernel
   }
 }
 
-// One block per output: folds its slices' partials, writes the result.
+// One block of finish_threads(p.slices) threads per output: folds its
+// slices' partials, writes the result.
 template <class R> __global__ void __launch_bounds__(kReduceBlock) finish_kernel(const ReduceParams p) {
   using acc_t = typename R::acc_t;
   __shared__ acc_t warp_partial[kReduceBlock / 32];
   const int64_t o = blockIdx.x;
+  const int threads = static_cast<int>(blockDim.x);
   const acc_t* partial = reinterpret_cast<const acc_t*>(p.partial) + o * p.slices;
   acc_t acc = R::init();
-  for (int64_t s = threadIdx.x; s < p.slices; s += kReduceBlock) R::merge(acc, partial[s]);
+  for (int64_t s = threadIdx.x; s < p.slices; s += threads) R::merge(acc, partial[s]);
   acc = warp_fold<R>(acc);
   if (threadIdx.x % 32 == 0) warp_partial[threadIdx.x / 32] = acc;
   __syncthreads();
   if (threadIdx.x == 0) {
     acc = warp_partial[0];
-    for (int w = 1; w < kReduceBlock / 32; ++w) R::merge(acc, warp_partial[w]);
+    for (int w = 1; w < threads / 32; ++w) R::merge(acc, warp_partial[w]);
     write_output<R>(p, o, acc);
   }
 }
@@ -86,7 +88,7 @@ void run_reduce(const Exec& ex, const tsr_tensor_desc& in, const tsr_tensor_desc
     ex.check_launch("inner_kernel");
   }
   if (p.slices > 1) {
-    TSR_LAUNCH(static_cast<unsigned>(p.n_out), kReduceBlock, ex.stream, finish_kernel<R>)(p);
+    TSR_LAUNCH(static_cast<unsigned>(p.n_out), finish_threads(p.slices), ex.stream, finish_kernel<R>)(p);
     ex.check_launch("finish_kernel");
   }
 }

@@ -123,9 +123,9 @@ inline std::optional<TileParams> plan_tiled(const Plan<2>& plan, int tile) {
   return p;
 }
 
-// Runs a tiled copy on the host, block by block (the host test and the
-// emulator): every thread's loads, then every thread's stores, as the
-// barrier orders them on the GPU.
+// Runs a tiled copy on the host, block by block (the host test; the emulator
+// runs tiled_kernel itself): every thread's loads, then every thread's
+// stores, as the barrier orders them on the GPU.
 template <class T, int TILE> void tiled_on_host(const TileParams& p) {
   std::vector<T> storage(TILE * (TILE + 1));
   T* tile = storage.data();

@@ -10,7 +10,8 @@
 // Exit status: 0 all passed, 1 a failure, 77 no CUDA device (the reason is
 // printed; ctest reports SKIP). `--quick` runs a reduced set (for
 // compute-sanitizer), `--threads` only the case of several host threads at
-// once (for ThreadSanitizer), `--verbose` prints every case.
+// once (for ThreadSanitizer), `--only unary,reductions,...` only those groups
+// (main() lists them), `--verbose` prints every case.
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tessera/element.h"
@@ -32,6 +34,7 @@ using tessera::Tensor;
 namespace {
 
 bool g_quick = false, g_verbose = false, g_threads_only = false;  // --threads: only threads()
+std::string g_only;  // --only: comma-separated groups; empty: all
 std::atomic<int> g_cases{0}, g_failures{0};  // threads() counts from several threads
 tsr_device g_cpu, g_gpu;
 Runtime* g_rt = nullptr;
@@ -543,6 +546,7 @@ int main(int argc, char** argv) {
     if (a == "--quick") g_quick = true;
     else if (a == "--threads") g_threads_only = true;
     else if (a == "--verbose") g_verbose = true;
+    else if (a == "--only" && i + 1 < argc) g_only = "," + std::string(argv[++i]) + ",";
     else config = a;
   }
   try {
@@ -573,16 +577,21 @@ int main(int argc, char** argv) {
       std::printf("cuda.ops: %d cases, %d failed\n", g_cases.load(), g_failures.load());
       return g_failures == 0 ? 0 : 1;
     }
-    unary_ops();
-    binary_ops();
-    inplace_ops();
-    where_ops();
-    reductions();
-    matmuls();
-    factories();
-    transfers();
-    threads();
-    errors();
+    const std::pair<const char*, void (*)()> groups[] = {
+        {"unary", unary_ops},   {"binary", binary_ops}, {"inplace", inplace_ops}, {"where", where_ops},
+        {"reductions", reductions}, {"matmuls", matmuls}, {"factories", factories}, {"transfers", transfers},
+        {"threads", threads},   {"errors", errors}};
+    std::string unknown = g_only;  // what --only names that no group is
+    for (const auto& [group, run] : groups) {
+      const std::string key = "," + std::string(group) + ",";
+      if (const size_t at = unknown.find(key); at != std::string::npos) unknown.erase(at, key.size() - 1);
+    }
+    if (unknown.find_first_not_of(',') != std::string::npos) {
+      std::printf("FAIL: --only names an unknown group in '%s'\n", g_only.c_str());
+      return 2;
+    }
+    for (const auto& [group, run] : groups)
+      if (g_only.empty() || g_only.find("," + std::string(group) + ",") != std::string::npos) run();
     tessera::check(tsr_synchronize(rt.get(), gpu));
   } catch (const std::exception& e) {
     std::printf("FAIL: %s\n", e.what());

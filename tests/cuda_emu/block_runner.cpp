@@ -111,6 +111,10 @@ class BlockRunner {
     reverse_ = ((block_idx.x + block_idx.y + block_idx.z) & 1u) != 0;
     body_ = &body;
     next_ = 0;
+    exited_ = 0;
+    cursor_ = 0;
+    failed_ = false;
+    why_.clear();
     wait_.assign(static_cast<size_t>(n_), Wait::kNotStarted);
     holder_.assign(static_cast<size_t>(n_), -1);
     if (slots_.size() < 2 * static_cast<size_t>(n_)) slots_.resize(2 * static_cast<size_t>(n_));
@@ -120,32 +124,36 @@ class BlockRunner {
     for (int f = static_cast<int>(fibers_.size()) - 1; f >= 0; --f) free_.push_back(f);
     blockIdx = block_idx;
     blockDim = block;
-    int cursor = 0;  // the next thread, in run order, to look at for a released one
-    for (;;) {
-      if (next_ < n_) {  // threads not started yet: a fiber runs them until one waits
-        const int f = take_fiber(why);
-        if (f < 0) return false;
-        resume(f);
-        continue;
-      }
-      while (cursor < n_ && wait_[static_cast<size_t>(order(cursor))] != Wait::kReleased) ++cursor;
-      if (cursor < n_) {
-        const int t = order(cursor);
-        wait_[static_cast<size_t>(t)] = Wait::kRunning;
-        set_thread(t);
-        resume(holder_[static_cast<size_t>(t)]);
-        continue;
-      }
-      if (std::all_of(wait_.begin(), wait_.end(), [](Wait w) { return w == Wait::kExited; })) return true;
-      if (!release(why)) {
-        abandoned_ = true;  // the waiting threads' stacks are dropped
-        return false;
-      }
-      cursor = 0;
+    // The fibers hand over to each other (pick_next) and come back here when
+    // every thread has exited, or when the block is stuck.
+    const int first = pick_next();
+    if (first >= 0) {
+      running_ = first;
+      from_ = -1;
+#if defined(__SANITIZE_ADDRESS__)
+      __sanitizer_start_switch_fiber(&scheduler_fake_stack_, fibers_[static_cast<size_t>(first)].stack, kStack);
+#endif
+#if defined(__SANITIZE_THREAD__)
+      if (scheduler_tsan_ == nullptr) scheduler_tsan_ = __tsan_get_current_fiber();
+      __tsan_switch_to_fiber(fibers_[static_cast<size_t>(first)].tsan, 0);
+#endif
+      switch_context(scheduler_, fibers_[static_cast<size_t>(first)].context);
+#if defined(__SANITIZE_ADDRESS__)
+      __sanitizer_finish_switch_fiber(scheduler_fake_stack_, nullptr, nullptr);
+#endif
+      recycle();
     }
+    if (failed_ || exited_ != n_) {
+      abandoned_ = true;  // the waiting threads' stacks are dropped
+      why = why_.empty() ? std::string("the block stopped with threads unfinished") : why_;
+      return false;
+    }
+    return true;
   }
 
   void suspend_block() { suspend(Wait::kBlockBarrier); }
+  bool in_kernel() const { return running_ >= 0; }
+
   // The running thread's __shfl_xor_sync. Slots alternate between two
   // banks, so one warp barrier per shuffle suffices: a lane that writes
   // shuffle k + 2's slot has passed shuffle k + 1's barrier, which every lane
@@ -164,7 +172,6 @@ class BlockRunner {
     const int src = warp0 + (lane ^ lane_mask);
     return src < warp0 + lanes ? slots_[2 * static_cast<size_t>(src) + bank] : bits;
   }
-  bool in_kernel() const { return running_ >= 0; }
 
   BlockRunner(const BlockRunner&) = delete;
   BlockRunner& operator=(const BlockRunner&) = delete;
@@ -177,6 +184,7 @@ class BlockRunner {
   struct Fiber {
     Context context;
     char* stack = nullptr;
+    bool started = false;  // parked in fiber_main once started (see there)
 #if defined(__SANITIZE_ADDRESS__)
     void* asan_fake_stack = nullptr;  // its fake frames while it waits
 #endif
@@ -200,13 +208,33 @@ class BlockRunner {
     *thread_idx_ = index_[static_cast<size_t>(t)];
   }
 
-  // A fiber, set to run the threads not started yet; -1 (and why) if none.
-  int take_fiber(std::string& why) {
+  // What runs next: a fresh fiber for the threads not started yet, else the
+  // fiber of the next released thread (in run order), else, once nothing can
+  // run, the barriers that can be lifted are; -1: back to run_block (every
+  // thread exited, or the block is stuck: failed_ and why_).
+  int pick_next() {
+    if (next_ < n_) return take_fiber();
+    for (;;) {
+      while (cursor_ < n_ && wait_[static_cast<size_t>(order(cursor_))] != Wait::kReleased) ++cursor_;
+      if (cursor_ < n_) {
+        const int t = order(cursor_);
+        wait_[static_cast<size_t>(t)] = Wait::kRunning;
+        set_thread(t);
+        return holder_[static_cast<size_t>(t)];
+      }
+      if (exited_ == n_ || !release()) return -1;
+      cursor_ = 0;
+    }
+  }
+
+  // A fiber, set to run the threads not started yet; -1 (failed_) if none.
+  int take_fiber() {
     if (free_.empty()) {
       if (stacks_ == nullptr) {
         void* p = mmap(nullptr, kStack * kMaxFibers, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED) {
-          why = "cannot map the fibers' stacks";
+          failed_ = true;
+          why_ = "cannot map the fibers' stacks";
           return -1;
         }
         stacks_ = static_cast<char*>(p);
@@ -223,99 +251,102 @@ class BlockRunner {
     const int id = free_.back();
     free_.pop_back();
     Fiber& f = fibers_[static_cast<size_t>(id)];
+    if (!f.started) {
+      f.started = true;
 #if defined(__SANITIZE_ADDRESS__)
-    __asan_unpoison_memory_region(f.stack + 4096, kStack - 4096);  // frames a dropped run left poisoned
-    f.asan_fake_stack = nullptr;
+      f.asan_fake_stack = nullptr;
 #endif
-    // Stack tops 64 KiB apart would all fall in the same cache sets: stagger them.
-    make_context(f.context, f.stack, kStack - static_cast<size_t>(id % 61) * 64, &BlockRunner::fiber_main);
+      // Stack tops 64 KiB apart would all fall in the same cache sets: stagger them.
+      make_context(f.context, f.stack, kStack - static_cast<size_t>(id % 61) * 64, &BlockRunner::fiber_main);
+    }
     return id;
   }
 
-  // After a block was abandoned: its fibers' sanitizer states hold frames that never return.
+  // After a block was abandoned, its fibers stopped mid-kernel: each starts
+  // afresh, with fresh sanitizer states.
   void renew_fibers() {
-#if defined(__SANITIZE_THREAD__)
     for (Fiber& f : fibers_) {
+      f.started = false;
+#if defined(__SANITIZE_ADDRESS__)
+      __asan_unpoison_memory_region(f.stack + 4096, kStack - 4096);
+#endif
+#if defined(__SANITIZE_THREAD__)
       __tsan_destroy_fiber(f.tsan);
       f.tsan = __tsan_create_fiber(0);
-    }
 #endif
+    }
     abandoned_ = false;
   }
 
+  // A fiber that parked is free again once it has been left.
+  void recycle() {
+    if (finished_ < 0) return;
+    free_.push_back(finished_);
+    finished_ = -1;
+  }
+
+  // A fiber runs the threads not started yet, one after another, then parks
+  // (hands over to whatever runs next) until it is taken again, for this
+  // block or a later one: it never returns, so its frames stay balanced.
   [[noreturn]] static void fiber_main() {
     BlockRunner& r = here();
-    r.entered();
-    while (r.next_ < r.n_) {
-      const int t = r.order(r.next_++);
-      r.holder_[static_cast<size_t>(t)] = r.running_;
-      r.wait_[static_cast<size_t>(t)] = Wait::kRunning;
-      r.set_thread(t);
-      (*r.body_)();
-      r.wait_[static_cast<size_t>(r.current_thread_)] = Wait::kExited;
+    r.arrived();
+    for (;;) {
+      while (r.next_ < r.n_) {
+        const int t = r.order(r.next_++);
+        r.holder_[static_cast<size_t>(t)] = r.running_;
+        r.wait_[static_cast<size_t>(t)] = Wait::kRunning;
+        r.set_thread(t);
+        (*r.body_)();
+        r.wait_[static_cast<size_t>(r.current_thread_)] = Wait::kExited;
+        ++r.exited_;
+      }
+      r.finished_ = r.running_;
+      r.hand_over(r.pick_next());
     }
-    r.free_.push_back(r.running_);
-    r.finished_ = true;
-    r.leave(true);
-    __builtin_unreachable();
   }
 
-  // Scheduler -> fiber `id`, until it waits or ends.
-  void resume(int id) {
-    running_ = id;
-    Fiber& f = fibers_[static_cast<size_t>(id)];
+  // In a fiber, once something switched to it.
+  void arrived() {
 #if defined(__SANITIZE_ADDRESS__)
-    __sanitizer_start_switch_fiber(&scheduler_fake_stack_, f.stack, kStack);
-#endif
-#if defined(__SANITIZE_THREAD__)
-    if (scheduler_tsan_ == nullptr) scheduler_tsan_ = __tsan_get_current_fiber();
-    __tsan_switch_to_fiber(f.tsan, 0);
-#endif
-    switch_context(scheduler_, f.context);
-#if defined(__SANITIZE_ADDRESS__)
-    __sanitizer_finish_switch_fiber(scheduler_fake_stack_, nullptr, nullptr);
-#endif
-#if defined(__SANITIZE_THREAD__)
-    if (finished_) {  // its fiber_main never returns: start it afresh next time
-      __tsan_destroy_fiber(f.tsan);
-      f.tsan = __tsan_create_fiber(0);
+    const void* bottom = nullptr;
+    size_t size = 0;
+    __sanitizer_finish_switch_fiber(fibers_[static_cast<size_t>(running_)].asan_fake_stack, &bottom, &size);
+    if (from_ < 0) {  // from run_block: its stack, to return to
+      scheduler_stack_ = bottom;
+      scheduler_stack_size_ = size;
     }
 #endif
-    finished_ = false;
-    running_ = -1;
+    recycle();
   }
 
-  // In a fiber, once the scheduler switched to it.
-  void entered() {
+  // The running fiber hands the host thread to fiber `next` (-1: run_block).
+  void hand_over(int next) {
+    const int me = running_;
+    if (next == me) return;  // its own thread was released first
+    Fiber& f = fibers_[static_cast<size_t>(me)];
+    Context& to = next >= 0 ? fibers_[static_cast<size_t>(next)].context : scheduler_;
 #if defined(__SANITIZE_ADDRESS__)
-    __sanitizer_finish_switch_fiber(fibers_[static_cast<size_t>(running_)].asan_fake_stack, &scheduler_stack_,
-                                    &scheduler_stack_size_);
-#endif
-  }
-
-  // Fiber -> scheduler; `done`: the fiber is only ever started afresh.
-  void leave(bool done) {
-    Fiber& f = fibers_[static_cast<size_t>(running_)];
-#if defined(__SANITIZE_ADDRESS__)
-    __sanitizer_start_switch_fiber(done ? nullptr : &f.asan_fake_stack, scheduler_stack_, scheduler_stack_size_);
+    __sanitizer_start_switch_fiber(&f.asan_fake_stack, next >= 0 ? fibers_[static_cast<size_t>(next)].stack : scheduler_stack_,
+                                   next >= 0 ? kStack : scheduler_stack_size_);
 #endif
 #if defined(__SANITIZE_THREAD__)
-    __tsan_switch_to_fiber(scheduler_tsan_, 0);
+    __tsan_switch_to_fiber(next >= 0 ? fibers_[static_cast<size_t>(next)].tsan : scheduler_tsan_, 0);
 #endif
-    (void)done;
-    switch_context(f.context, scheduler_);
-    entered();
+    from_ = me;
+    running_ = next;
+    switch_context(f.context, to);
+    arrived();  // running_ == me again: whoever switched here set it
   }
 
   void suspend(Wait w) {
-    const int t = current_thread_;
-    wait_[static_cast<size_t>(t)] = w;
-    leave(false);  // the scheduler sets threadIdx before it resumes t
+    wait_[static_cast<size_t>(current_thread_)] = w;
+    hand_over(pick_next());  // whoever resumes this thread set threadIdx for it
   }
 
   // Nothing can run: lift the barriers every thread concerned has reached.
-  // False (and why) when the block is stuck.
-  bool release(std::string& why) {
+  // False (failed_, why_) when the block is stuck.
+  bool release() {
     bool opened = false;
     for (int w0 = 0; w0 < n_; w0 += 32) {
       const int w1 = std::min(n_, w0 + 32);
@@ -329,8 +360,9 @@ class BlockRunner {
         for (int t = w0; t < w1; ++t) wait_[static_cast<size_t>(t)] = Wait::kReleased;
         opened = true;
       } else if (exited > 0) {
-        why = "warp " + std::to_string(w0 / 32) + ": " + std::to_string(exited) +
-              " lane(s) exited before a full-warp shuffle that the others wait at";
+        failed_ = true;
+        why_ = "warp " + std::to_string(w0 / 32) + ": " + std::to_string(exited) +
+               " lane(s) exited before a full-warp shuffle that the others wait at";
         return false;
       }
     }
@@ -338,7 +370,8 @@ class BlockRunner {
     const bool at_block = std::any_of(wait_.begin(), wait_.end(), [](Wait w) { return w == Wait::kBlockBarrier; });
     const bool at_warp = std::any_of(wait_.begin(), wait_.end(), [](Wait w) { return w == Wait::kWarpBarrier; });
     if (at_block && at_warp) {
-      why = "some threads wait at __syncthreads while others wait at a warp shuffle (a hang on a GPU)";
+      failed_ = true;
+      why_ = "some threads wait at __syncthreads while others wait at a warp shuffle (a hang on a GPU)";
       return false;
     }
     for (Wait& w : wait_)
@@ -349,18 +382,21 @@ class BlockRunner {
   char* stacks_ = nullptr;
   std::vector<Fiber> fibers_;
   std::vector<int> free_;
-  Context scheduler_;
-  int running_ = -1;  // the fiber running now; -1: none (not inside a kernel)
-  bool finished_ = false, abandoned_ = false;
-  int n_ = 0, next_ = 0, current_thread_ = 0;
+  Context scheduler_;  // run_block's
+  int running_ = -1;   // the fiber running now; -1: none (not inside a kernel)
+  int from_ = -1;      // the fiber that switched to the running one; -1: run_block
+  int finished_ = -1;  // a fiber that parked, to free once left
+  bool abandoned_ = false, failed_ = false;
+  std::string why_;
+  int n_ = 0, next_ = 0, exited_ = 0, cursor_ = 0, current_thread_ = 0;
   dim3 dim_{0, 0, 0};
   std::vector<uint3> index_;         // thread -> its threadIdx, for dim_
   uint3* thread_idx_ = &threadIdx;  // this host thread's threadIdx
   bool reverse_ = false;
   const std::function<void()>* body_ = nullptr;
   std::vector<Wait> wait_;
-  std::vector<int> holder_;      // thread -> the fiber it waits in
-  std::vector<uint64_t> slots_;  // two per thread: shuffles
+  std::vector<int> holder_;       // thread -> the fiber it runs or waits in
+  std::vector<uint64_t> slots_;   // two per thread: shuffles
   std::vector<uint32_t> rounds_;  // per thread: shuffles done
 #if defined(__SANITIZE_ADDRESS__)
   void* scheduler_fake_stack_ = nullptr;

@@ -1,9 +1,11 @@
 // The CUDA runtime API as the CUDA backend uses it, emulated on the host for
 // cuda_emu.so (see tests/cuda_emu/README.md): the same plugin sources, built
-// as C++ with TESSERA_CUDA_EMULATION, run their kernels' per-thread code over
-// "device" memory that is ordinary host memory, so the backend's whole path
-// (entry points, checks, plans, launches, copies, the allocator, the cuBLAS
-// argument mapping) runs through the runtime where no GPU is.
+// as C++ with TESSERA_CUDA_EMULATION, run their kernels (Note [Emulated
+// kernels] in cuda_emu_kernels.h) over "device" memory that is ordinary host
+// memory, so the backend's whole path (entry points, checks, plans, launches
+// and their limits, the kernels with their barriers and shuffles, copies, the
+// allocator, the cuBLAS argument mapping) runs through the runtime where no
+// GPU is.
 //
 // Streams are asynchronous, as on a GPU (Note [Emulated streams] below):
 // launches and copies queue on their stream and run only when something
