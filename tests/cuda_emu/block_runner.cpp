@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,7 @@ class BlockRunner {
     holder_.assign(static_cast<size_t>(n_), -1);
     if (slots_.size() < 2 * static_cast<size_t>(n_)) slots_.resize(2 * static_cast<size_t>(n_));
     rounds_.assign(static_cast<size_t>(n_), 0);
+    site_.assign(static_cast<size_t>(n_), Site{});
     if (abandoned_) renew_fibers();
     free_.clear();
     for (int f = static_cast<int>(fibers_.size()) - 1; f >= 0; --f) free_.push_back(f);
@@ -151,14 +153,17 @@ class BlockRunner {
     return true;
   }
 
-  void suspend_block() { suspend(Wait::kBlockBarrier); }
+  void suspend_block(const char* file, int line) {
+    site_[static_cast<size_t>(current_thread_)] = Site{file, line};
+    suspend(Wait::kBlockBarrier);
+  }
   bool in_kernel() const { return running_ >= 0; }
 
   // The running thread's __shfl_xor_sync. Slots alternate between two
   // banks, so one warp barrier per shuffle suffices: a lane that writes
   // shuffle k + 2's slot has passed shuffle k + 1's barrier, which every lane
   // reached after reading shuffle k's.
-  uint64_t shuffle_xor(unsigned mask, uint64_t bits, int lane_mask, int width) {
+  uint64_t shuffle_xor(unsigned mask, uint64_t bits, int lane_mask, int width, const char* file, int line) {
     const int t = current_thread_, lane = t % 32, warp0 = t - lane;
     const int lanes = std::min(32, n_ - warp0);
     if (mask != (lanes == 32 ? 0xFFFFFFFFu : (1u << lanes) - 1u) || width != 32) {
@@ -168,6 +173,7 @@ class BlockRunner {
     }
     const unsigned bank = rounds_[static_cast<size_t>(t)]++ & 1u;
     slots_[2 * static_cast<size_t>(t) + bank] = bits;
+    site_[static_cast<size_t>(t)] = Site{file, line};
     suspend(Wait::kWarpBarrier);  // every lane has written
     const int src = warp0 + (lane ^ lane_mask);
     return src < warp0 + lanes ? slots_[2 * static_cast<size_t>(src) + bank] : bits;
@@ -357,6 +363,8 @@ class BlockRunner {
       }
       if (at_warp == 0) continue;
       if (at_warp == w1 - w0) {
+        if (!same_site(w0, w1, Wait::kWarpBarrier, "lanes of warp " + std::to_string(w0 / 32) + " wait at different shuffles"))
+          return false;
         for (int t = w0; t < w1; ++t) wait_[static_cast<size_t>(t)] = Wait::kReleased;
         opened = true;
       } else if (exited > 0) {
@@ -374,8 +382,28 @@ class BlockRunner {
       why_ = "some threads wait at __syncthreads while others wait at a warp shuffle (a hang on a GPU)";
       return false;
     }
+    if (!same_site(0, n_, Wait::kBlockBarrier, "threads wait at different __syncthreads")) return false;
     for (Wait& w : wait_)
       if (w == Wait::kBlockBarrier) w = Wait::kReleased;  // exited threads count as arrived
+    return true;
+  }
+
+  // Whether the threads [t0, t1) waiting in `w` wait at one call site; else
+  // failed_, and why_ names two of them.
+  bool same_site(int t0, int t1, Wait w, const std::string& what) {
+    const Site* first = nullptr;
+    for (int t = t0; t < t1; ++t) {
+      if (wait_[static_cast<size_t>(t)] != w) continue;
+      const Site& s = site_[static_cast<size_t>(t)];
+      if (first == nullptr) {
+        first = &s;
+      } else if (s.line != first->line || std::strcmp(s.file, first->file) != 0) {
+        failed_ = true;
+        why_ = what + " (" + first->file + ":" + std::to_string(first->line) + " and " + s.file + ":" + std::to_string(s.line) +
+               "; a hang or undefined on a GPU)";
+        return false;
+      }
+    }
     return true;
   }
 
@@ -398,6 +426,11 @@ class BlockRunner {
   std::vector<int> holder_;       // thread -> the fiber it runs or waits in
   std::vector<uint64_t> slots_;   // two per thread: shuffles
   std::vector<uint32_t> rounds_;  // per thread: shuffles done
+  struct Site {
+    const char* file = "";
+    int line = 0;
+  };
+  std::vector<Site> site_;  // per thread: the barrier or shuffle it waits at
 #if defined(__SANITIZE_ADDRESS__)
   void* scheduler_fake_stack_ = nullptr;
   const void* scheduler_stack_ = nullptr;
@@ -434,13 +467,13 @@ void run_grid(const char* kernel, dim3 grid, dim3 block, const std::function<voi
         }
 }
 
-void block_barrier() {
+void block_barrier(const char* file, int line) {
   BlockRunner& r = runner_in_kernel("__syncthreads");
-  if (r.in_kernel()) r.suspend_block();
+  if (r.in_kernel()) r.suspend_block(file, line);
 }
-uint64_t shuffle_xor(unsigned mask, uint64_t bits, int lane_mask, int width) {
+uint64_t shuffle_xor(unsigned mask, uint64_t bits, int lane_mask, int width, const char* file, int line) {
   BlockRunner& r = runner_in_kernel("__shfl_xor_sync");
-  return r.in_kernel() ? r.shuffle_xor(mask, bits, lane_mask, width) : bits;
+  return r.in_kernel() ? r.shuffle_xor(mask, bits, lane_mask, width, file, line) : bits;
 }
 
 }  // namespace tessera_cuda_emu

@@ -62,6 +62,19 @@ __global__ void barrier_or_shuffle(int* out) {
   else out[threadIdx.x] = __shfl_xor_sync(0xFFFFFFFFu, 1, 1);
 }
 
+// Each half of the block at its own barrier.
+__global__ void split_barriers(int* out) {
+  if (threadIdx.x < 48) __syncthreads();
+  else __syncthreads();
+  out[threadIdx.x] = 1;
+}
+
+// Each half of a warp at its own shuffle.
+__global__ void split_shuffles(int* out) {
+  if (threadIdx.x < 16) out[threadIdx.x] = __shfl_xor_sync(0xFFFFFFFFu, 1, 1);
+  else out[threadIdx.x] = __shfl_xor_sync(0xFFFFFFFFu, 2, 1);
+}
+
 __global__ void lane_exits_before_shuffle(int* out) {
   if (threadIdx.x == 5) return;
   out[threadIdx.x] = __shfl_xor_sync(0xFFFFFFFFu, 1, 1);
@@ -155,6 +168,12 @@ TEST_CASE("a block that would hang on a GPU fails the launch, and every later wa
   std::vector<int> out(64, 0);
   SECTION("threads at __syncthreads while others wait at a shuffle") {
     TSR_EMU_LAUNCH(1, 32, st.s, barrier_or_shuffle)(out.data());
+  }
+  SECTION("threads at two different __syncthreads") {
+    TSR_EMU_LAUNCH(1, 64, st.s, split_barriers)(out.data());
+  }
+  SECTION("lanes of a warp at two different shuffles") {
+    TSR_EMU_LAUNCH(1, 32, st.s, split_shuffles)(out.data());
   }
   SECTION("a lane exited before a full-warp shuffle") {
     TSR_EMU_LAUNCH(1, 32, st.s, lane_exits_before_shuffle)(out.data());

@@ -7,7 +7,8 @@
 // reports cudaErrorInvalidConfiguration), then queues the grid on the stream
 // (Note [Emulated streams]). When the stream runs it, the blocks run one after
 // another on the host thread that drains the stream; the threads of a block
-// run as fibers (ucontext), so the kernel's own code runs unchanged:
+// run as fibers (block_runner.cpp: a few-instruction context switch on
+// x86-64, ucontext elsewhere), so the kernel's own code runs unchanged:
 //
 // - threadIdx, blockIdx, blockDim and gridDim are thread-local variables set
 //   for the fiber that runs;
@@ -15,8 +16,8 @@
 //   block running on that thread owns until it ends; it keeps the previous
 //   block's values, as shared memory holds garbage on a GPU;
 // - __syncthreads() suspends the thread until every thread of the block has
-//   reached a barrier or exited; __shfl_xor_sync() exchanges values through a
-//   slot per thread, between two barriers of the thread's warp, and needs every
+//   reached a barrier or exited; __shfl_xor_sync() exchanges values through
+//   slots per thread, after a barrier of the thread's warp, and needs every
 //   lane of the warp (a full mask).
 //
 // Threads start in order in even blocks and in reverse order in odd ones, and
@@ -25,10 +26,13 @@
 // wrong value in one of the two orders. A thread that exits without running
 // suspends nobody; one that never needs a barrier never gets a fiber of its
 // own: a fiber runs threads one after another until one of them waits, so a
-// barrier-free kernel costs two context switches per block.
+// barrier-free kernel costs two context switches per block. A waiting fiber
+// hands the host thread straight to the next one that can run, and a fiber
+// whose threads are done parks until a later block takes it.
 //
 // A block whose threads cannot all proceed (some wait at __syncthreads while
-// others wait at a shuffle, or a lane exited before a full-warp shuffle) is a
+// others wait at a shuffle, threads wait at different __syncthreads calls or
+// lanes at different shuffles, a lane exited before a full-warp shuffle) is a
 // kernel that hangs or is undefined on a GPU: the emulator abandons the block,
 // prints what it saw, and makes the error sticky as a GPU's launch failures
 // are: every later synchronisation returns cudaErrorLaunchFailure.
@@ -78,10 +82,11 @@ inline std::atomic<bool>& kernel_failed() {
 // on the calling host thread (see the Note); a failure is printed, naming
 // `kernel`, and sets kernel_failed().
 void run_grid(const char* kernel, dim3 grid, dim3 block, const std::function<void()>& body);
-// For the running kernel thread: wait at a barrier of the block.
-void block_barrier();
-// __shfl_xor_sync on 8 bytes: `bits` of lane (this lane ^ lane_mask).
-uint64_t shuffle_xor(unsigned mask, uint64_t bits, int lane_mask, int width);
+// For the running kernel thread: wait at the barrier of the block at
+// file:line (the __syncthreads call).
+void block_barrier(const char* file, int line);
+// __shfl_xor_sync on 8 bytes, called at file:line: `bits` of lane (this lane ^ lane_mask).
+uint64_t shuffle_xor(unsigned mask, uint64_t bits, int lane_mask, int width, const char* file, int line);
 
 // CUDA's launch limits (compute capability 9.0).
 inline bool valid_launch(dim3 grid, dim3 block) {
@@ -92,14 +97,20 @@ inline bool valid_launch(dim3 grid, dim3 block) {
 
 }  // namespace tessera_cuda_emu
 
-inline void __syncthreads() { tessera_cuda_emu::block_barrier(); }
+// The call site comes along: threads of a block at different __syncthreads
+// (or lanes at different shuffles) would hang or be undefined on a GPU.
+inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  tessera_cuda_emu::block_barrier(file, line);
+}
 
 // Lane (this lane ^ lane_mask)'s `var`: every lane of the warp takes part.
-template <class T> T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize) {
+template <class T>
+T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize, const char* file = __builtin_FILE(),
+                  int line = __builtin_LINE()) {
   static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8, "emulated shuffles move up to 8 bytes");
   uint64_t bits = 0;
   std::memcpy(&bits, &var, sizeof(T));
-  bits = tessera_cuda_emu::shuffle_xor(mask, bits, lane_mask, width);
+  bits = tessera_cuda_emu::shuffle_xor(mask, bits, lane_mask, width, file, line);
   T out;
   std::memcpy(&out, &bits, sizeof(T));
   return out;
