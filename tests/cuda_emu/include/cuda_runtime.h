@@ -61,7 +61,7 @@ enum cudaMemcpyKind {
 };
 
 // Note [Emulated streams]
-// A stream is a queue of host functions (kernels' per-thread code, copies,
+// A stream is a queue of host functions (kernel grids, copies,
 // GEMMs) run in order, and only when the host waits: cudaStreamSynchronize,
 // cudaEventSynchronize on an event recorded on it, cudaStreamWaitEvent from
 // another stream, a device-to-pageable-host copy (which CUDA completes before
@@ -335,14 +335,6 @@ inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cud
 }
 inline cudaError_t cudaMemcpyPeerAsync(void* dst, int, const void* src, int, size_t bytes, cudaStream_t stream) {
   if (bytes > 0) tessera_cuda_emu::enqueue(stream, [dst, src, bytes] { std::memcpy(dst, src, bytes); });
-  return cudaSuccess;
-}
-
-// Queues fn(data) on the stream: CUDA's own host-function launch, and the
-// CUDA backend's launch of a kernel's per-thread code under emulation.
-typedef void (*cudaHostFn_t)(void*);
-inline cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* data) {
-  tessera_cuda_emu::enqueue(stream, [fn, data] { fn(data); });
   return cudaSuccess;
 }
 
