@@ -32,8 +32,9 @@
 //            transposing copy read element by element.
 //
 // Each kernel's work is written as a __host__ __device__ function of the
-// thread's global index, so tests/cuda/test_cuda_host.cu runs exactly the
-// same index arithmetic on the CPU where there is no GPU.
+// thread's global index, so tests/cuda/test_cuda_host.cpp runs exactly the
+// same index arithmetic on the CPU (tests/cuda/kernels_on_host.hpp), and the
+// emulator (tests/cuda_emu) runs the kernels themselves.
 #pragma once
 
 #include <algorithm>
@@ -361,26 +362,6 @@ template <size_t N> PointwiseLaunch<N> plan_pointwise(const Plan<N>& plan, int V
 }
 
 // ---- kernels and the launcher (device) ---------------------------------------------------------
-
-// Runs a planned launch on the host, thread by thread: the host test's way
-// to execute the kernels' own index arithmetic without a GPU.
-template <class Out, class... In, class F> void pointwise_on_host(const PointwiseLaunch<1 + sizeof...(In)>& L, const F& f) {
-  constexpr int V = kVec<Out, In...>;
-  switch (L.kind) {
-    case PathKind::kNone:
-      return;
-    case PathKind::kFlat:
-      for (uint64_t t = 0; t < L.threads; ++t) flat_thread<V, kFlatUnroll, Out, In...>(L.flat, f, t, std::index_sequence_for<In...>{});
-      return;
-    case PathKind::kStrided32:
-      for (uint64_t t = 0; t < L.threads; ++t)
-        strided_thread<V, uint32_t, Out, In...>(L.s32, f, static_cast<uint32_t>(t), std::index_sequence_for<In...>{});
-      return;
-    case PathKind::kStrided64:
-      for (uint64_t t = 0; t < L.threads; ++t) strided_thread<V, uint64_t, Out, In...>(L.s64, f, t, std::index_sequence_for<In...>{});
-      return;
-  }
-}
 
 #if defined(TSR_KERNELS)
 

@@ -123,21 +123,4 @@ inline std::optional<TileParams> plan_tiled(const Plan<2>& plan, int tile) {
   return p;
 }
 
-// Runs a tiled copy on the host, block by block (the host test; the emulator
-// runs tiled_kernel itself): every thread's loads, then every thread's
-// stores, as the barrier orders them on the GPU.
-template <class T, int TILE> void tiled_on_host(const TileParams& p) {
-  std::vector<T> storage(TILE * (TILE + 1));
-  T* tile = storage.data();
-  for (uint32_t z = 0; z < p.batches; ++z)
-    for (int64_t y = 0; y < p.tiles_b; ++y)
-      for (int64_t x = 0; x < p.tiles_a; ++x) {
-        const TileOrigin o = tile_origin<TILE>(p, static_cast<uint32_t>(x), static_cast<uint32_t>(y), z);
-        for (int ty = 0; ty < kTileThreadsY; ++ty)
-          for (int tx = 0; tx < kTileThreadsX; ++tx) tile_load<T, TILE>(p, o, tile, tx, ty);
-        for (int ty = 0; ty < kTileThreadsY; ++ty)
-          for (int tx = 0; tx < kTileThreadsX; ++tx) tile_store<T, TILE>(p, o, tile, tx, ty);
-      }
-}
-
 }  // namespace tessera::cuda

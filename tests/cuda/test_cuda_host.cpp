@@ -27,6 +27,7 @@
 #include "cast.cuh"
 #include "elementwise.cuh"
 #include "gemm_plan.hpp"
+#include "kernels_on_host.hpp"
 #include "../cuda_emu/include/column_major_gemm.hpp"
 #include "matmul_plain.cuh"
 #include "reduce.cuh"
