@@ -62,7 +62,7 @@ void* CachingAllocator::allocate(size_t nbytes, cudaStream_t stream) {
     void* p = it->second.back();
     it->second.pop_back();
     cached_ -= size;
-    live_.emplace(p, Block{size, stream});
+    remember_live(p, Block{size, stream});
     return p;
   }
   if (size > limit_ || reserved_ > limit_ - size) {
@@ -83,8 +83,23 @@ void* CachingAllocator::allocate(size_t nbytes, cudaStream_t stream) {
   }
   if (e != cudaSuccess) fail_cuda(e, "cudaMalloc of " + bytes_text(size) + " on " + device_name_);
   reserved_ += size;
-  live_.emplace(p, Block{size, stream});
+  remember_live(p, Block{size, stream});
   return p;
+}
+
+// The map's nodes are recycled (spare_nodes_) so that an allocation served
+// from the cache makes no heap allocation: a small op's host cost is mostly
+// the kernel launch, and this keeps the rest small.
+void CachingAllocator::remember_live(void* p, Block b) {
+  if (spare_nodes_.empty()) {
+    live_.emplace(p, b);
+    return;
+  }
+  auto node = std::move(spare_nodes_.back());
+  spare_nodes_.pop_back();
+  node.key() = p;
+  node.mapped() = b;
+  live_.insert(std::move(node));
 }
 
 void CachingAllocator::deallocate(void* ptr) noexcept {
@@ -93,13 +108,20 @@ void CachingAllocator::deallocate(void* ptr) noexcept {
   auto it = live_.find(ptr);
   if (it == live_.end()) return;
   const Block b = it->second;
-  live_.erase(it);
+  auto node = live_.extract(it);
   try {
     free_[Key{b.stream, b.size}].push_back(ptr);
     cached_ += b.size;
   } catch (...) {  // no memory to remember it: give it back to CUDA instead
     source_.free(source_.ctx, ptr);
     reserved_ -= b.size;
+    return;
+  }
+  if (spare_nodes_.size() < kMaxSpareNodes) {
+    try {
+      spare_nodes_.push_back(std::move(node));
+    } catch (...) {  // the node is freed with `node`
+    }
   }
 }
 

@@ -81,6 +81,9 @@ class CachingAllocator {
     }
   };
 
+  using LiveMap = std::unordered_map<void*, Block>;
+  static constexpr size_t kMaxSpareNodes = 256;
+  void remember_live(void* p, Block b);
   void release_cached_locked() noexcept;
   [[noreturn]] void out_of_memory(size_t nbytes, size_t rounded, const std::string& why);
 
@@ -89,7 +92,8 @@ class CachingAllocator {
   size_t limit_;
   double fraction_;
   std::mutex mutex_;
-  std::unordered_map<void*, Block> live_;
+  LiveMap live_;
+  std::vector<LiveMap::node_type> spare_nodes_;  // extracted from live_, reused by remember_live
   std::unordered_map<Key, std::vector<void*>, KeyHash> free_;
   size_t reserved_ = 0;
   size_t cached_ = 0;

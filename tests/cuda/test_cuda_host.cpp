@@ -558,6 +558,17 @@ TEST_CASE("the kernel paths the benchmarks rely on are the ones taken") {
     CHECK(L.s32.pair_mask == 0b10u);
   }
   check_pointwise<float, float>(Identity<float>{}, dst, {&src}, false, cu::PathKind::kStrided32);
+
+  // A one-element add (the small-op benchmark): the flat kernel's scalar
+  // tail, also at offsets no vector load could use.
+  for (const int64_t off : {int64_t{0}, int64_t{1}, int64_t{3}}) {
+    INFO("offset " << off);
+    HostTensor s1 = make_tensor(TSR_FLOAT32, {1, 1}, {1, 1}, off), s2 = make_tensor(TSR_FLOAT32, {1, 1}, {0, 0}, 2 * off);
+    HostTensor so = make_tensor(TSR_FLOAT32, {1, 1}, {7, 1}, off);
+    fill_random<float>(s1, rng);
+    fill_random<float>(s2, rng);
+    check_pointwise<float, float, float>(cu::BinaryFn<TSR_OP_ADD, float>{}, so, {&s1, &s2}, false, cu::PathKind::kFlat);
+  }
 }
 
 TEST_CASE("casts between element sizes, where, fill, 0-d and empty tensors") {
@@ -638,8 +649,14 @@ template <class T> void check_tiled(const std::vector<int64_t>& shape, const std
   for (int64_t i = 0; i < numel(out.desc); ++i) reinterpret_cast<T*>(expected.data())[offset_of(out.desc, i)] = at<T>(in, i);
   const auto plan = cu::make_plan(std::array<const tsr_tensor_desc*, 2>{&out.desc, &in.desc}, true);
   constexpr int TILE = cu::kTile<sizeof(T)>;
-  const auto tp = cu::plan_tiled(plan, TILE);
+  auto tp = cu::plan_tiled(plan, TILE);
   REQUIRE(tp.has_value());
+  CHECK(tp->offsets32);
+  cu::tiled_on_host<T, TILE>(*tp);
+  CHECK(std::memcmp(expected.data(), out.storage.get(), out.bytes) == 0);
+  // Every tile through the checked path too (what offsets past 32 bits take).
+  std::memset(out.storage.get(), kSentinel, out.bytes);
+  tp->offsets32 = false;
   cu::tiled_on_host<T, TILE>(*tp);
   CHECK(std::memcmp(expected.data(), out.storage.get(), out.bytes) == 0);
 }
@@ -661,6 +678,19 @@ TEST_CASE("the tiled copy transposes and permutes every element size") {
   HostTensor in = make_tensor(TSR_FLOAT32, {100, 4}, {1, 100}, 0), out = make_tensor(TSR_FLOAT32, {100, 4}, {4, 1}, 0);
   const auto plan = cu::make_plan(std::array<const tsr_tensor_desc*, 2>{&out.desc, &in.desc}, true);
   CHECK_FALSE(cu::plan_tiled(plan, 64).has_value());
+}
+
+TEST_CASE("a tile whose offsets pass 32 bits takes the checked path") {
+  HostTensor in = make_tensor(TSR_FLOAT32, {64, 64}, {1, 64}, 0), out = make_tensor(TSR_FLOAT32, {64, 64}, {64, 1}, 0);
+  tsr_tensor_desc wide = in.desc;  // never read: the plan only looks at the descriptor
+  for (const int64_t in_a : {int64_t{34087041}, int64_t{34087042}}) {  // 63 x (in_a + 1) < 2^31 for the first only
+    wide.strides[1] = in_a;
+    const auto plan = cu::make_plan(std::array<const tsr_tensor_desc*, 2>{&out.desc, &wide}, true);
+    const auto tp = cu::plan_tiled(plan, 64);
+    REQUIRE(tp.has_value());
+    CHECK(tp->in_a == in_a);
+    CHECK(tp->offsets32 == (in_a == 34087041));
+  }
 }
 
 // ---- reductions ---------------------------------------------------------------------------
