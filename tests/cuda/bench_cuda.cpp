@@ -5,6 +5,7 @@
 //
 //   add          f32 2^28 + 2^28                      GB/s  (3 x 1 GiB moved)
 //   bcast_add    [16384, 16384] + [16384]             GB/s  (2 x 1 GiB)
+//   add_t        [16384, 16384] + [16384, 16384].T    GB/s  (3 x 1 GiB)
 //   transpose    [16384, 16384].T.contiguous()        GB/s  (2 x 1 GiB)
 //   slice2       [16384, 16384][:, ::2].contiguous()  GB/s  (read + written elements x 4 bytes)
 //   sum          f32 2^28 .sum()                      GB/s  (1 GiB)
@@ -92,6 +93,9 @@ int main(int argc, char** argv) {
       Tensor x = Tensor::rand(rt, {side, side}, TSR_FLOAT32, gpu), row = Tensor::rand(rt, {side}, TSR_FLOAT32, gpu);
       const double tb = time_op(rt, gpu, 20, [&] { Tensor c = x + row; });
       result("bcast_add", (2 * elems + side) * 4 / tb / 1e9, "GB/s");
+      Tensor y = Tensor::rand(rt, {side, side}, TSR_FLOAT32, gpu);
+      const double tat = time_op(rt, gpu, 20, [&] { Tensor c = x + y.T(); });
+      result("add_t", 3 * elems * 4 / tat / 1e9, "GB/s");
       const double tt = time_op(rt, gpu, 20, [&] { Tensor c = x.T().contiguous(); });
       result("transpose", 2 * elems * 4 / tt / 1e9, "GB/s");
       const double t2 = time_op(rt, gpu, 20, [&] { Tensor c = x.slice(1, 0, TSR_SLICE_NONE, 2).contiguous(); });

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,23 @@ template <class Out, class... In, class F> void pointwise_on_host(const Pointwis
       return;
     case PathKind::kStrided64:
       for (uint64_t t = 0; t < L.threads; ++t) strided_thread<V, uint64_t, Out, In...>(L.s64, f, t, std::index_sequence_for<In...>{});
+      return;
+    case PathKind::kTiled:
+      // Block by block: every thread's staging, then every thread's outputs,
+      // as the barrier orders them on the GPU.
+      if constexpr (sizeof...(In) > 0) {
+        const TiledParams<1 + sizeof...(In)>& p = L.tiled;
+        auto stage = std::make_unique<StageSet<std::index_sequence_for<In...>, In...>>();
+        for (uint32_t z = 0; z < p.batches; ++z)
+          for (int64_t y = 0; y < p.tiles_b; ++y)
+            for (int64_t x = 0; x < p.tiles_a; ++x) {
+              const auto o = tiled_origin(p, static_cast<uint32_t>(x), static_cast<uint32_t>(y), z);
+              for (int ty = 0; ty < kPwTileRows; ++ty)
+                for (int tx = 0; tx < kPwTile; ++tx) tiled_stage<In...>(p, o, *stage, tx, ty, std::index_sequence_for<In...>{});
+              for (int ty = 0; ty < kPwTileRows; ++ty)
+                for (int tx = 0; tx < kPwTile; ++tx) tiled_compute<Out, In...>(p, o, *stage, f, tx, ty, std::index_sequence_for<In...>{});
+            }
+      }
       return;
   }
 }

@@ -142,7 +142,8 @@ Out ref_apply(const F& f, const std::vector<const HostTensor*>& ins, int64_t i, 
 // on a copy of the output storage; the two storages must be byte-equal
 // (the sentinel bytes outside the view included).
 template <class Out, class... In, class F>
-void check_pointwise(const F& f, HostTensor& out, const std::vector<const HostTensor*>& ins, bool force_64, cu::PathKind expect) {
+void check_pointwise(const F& f, HostTensor& out, const std::vector<const HostTensor*>& ins, bool force_64, cu::PathKind expect,
+                     const std::function<void(cu::PointwiseLaunch<1 + sizeof...(In)>&)>& tweak = {}) {
   constexpr size_t N = 1 + sizeof...(In);
   std::array<const tsr_tensor_desc*, N> ops{};
   ops[0] = &out.desc;
@@ -155,10 +156,26 @@ void check_pointwise(const F& f, HostTensor& out, const std::vector<const HostTe
     std::memcpy(expected.data() + offset_of(out.desc, i) * sizeof(Out), &v, sizeof(Out));
   }
   constexpr int V = cu::kVec<Out, In...>;
-  const cu::PointwiseLaunch<N> L = cu::plan_pointwise(cu::make_plan(ops, true), V, cu::kFlatUnroll, force_64);
+  cu::PointwiseLaunch<N> L = cu::plan_pointwise(cu::make_plan(ops, true), V, cu::kFlatUnroll, force_64);
   if (expect != cu::PathKind::kNone || n == 0) CHECK(static_cast<int>(L.kind) == static_cast<int>(expect));
+  if (tweak) tweak(L);
   cu::pointwise_on_host<Out, In...>(L, f);
   CHECK(std::memcmp(expected.data(), out.storage.get(), out.bytes) == 0);
+}
+
+// A launch the plan makes tiled, run as planned (whole tiles on the fast
+// path) and again with every tile through the checked path.
+template <class Out, class... In, class F>
+void check_tiled_pointwise(const F& f, HostTensor& out, const std::vector<const HostTensor*>& ins) {
+  const std::vector<unsigned char> before(out.storage.get(), out.storage.get() + out.bytes);
+  for (const bool checked : {false, true}) {
+    INFO((checked ? "every tile checked" : "as planned"));
+    std::memcpy(out.storage.get(), before.data(), out.bytes);
+    check_pointwise<Out, In...>(f, out, ins, false, cu::PathKind::kTiled, [&](cu::PointwiseLaunch<1 + sizeof...(In)>& L) {
+      CHECK(L.tiled.offsets32);
+      if (checked) L.tiled.offsets32 = false;
+    });
+  }
 }
 
 struct Layout {
@@ -629,6 +646,59 @@ TEST_CASE("integer and float functors follow the CPU backend's rules") {
   CHECK(cu::apply_unary<TSR_OP_SIGMOID, double>(1000.0) == 1.0);
   CHECK(cu::apply_binary<TSR_OP_ADD, bool>(true, true) == true);
   CHECK(cu::apply_binary<TSR_OP_ADD, int16_t>(32767, 1) == -32768);
+}
+
+TEST_CASE("an operand transposed against the output takes the tiled kernel") {
+  std::mt19937_64 rng(6);
+  // a + b.T: whole tiles, edge tiles, and both.
+  for (auto [r, c] : std::vector<std::pair<int64_t, int64_t>>{{64, 96}, {100, 37}, {33, 70}, {16, 16}}) {
+    INFO(r << "x" << c);
+    HostTensor a = make_tensor(TSR_FLOAT32, {r, c}, {c, 1}, 0), b = make_tensor(TSR_FLOAT32, {r, c}, {1, r}, 3);
+    HostTensor out = make_tensor(TSR_FLOAT32, {r, c}, {c, 1}, 1);
+    fill_random<float>(a, rng);
+    fill_random<float>(b, rng);
+    check_tiled_pointwise<float, float, float>(cu::BinaryFn<TSR_OP_ADD, float>{}, out, {&a, &b});
+    // The output transposed against both inputs: both are staged.
+    HostTensor ot = make_tensor(TSR_FLOAT32, {r, c}, {1, r}, 0);
+    check_tiled_pointwise<float, float, float>(cu::BinaryFn<TSR_OP_SUB, float>{}, ot, {&a, &a});
+  }
+  // where(cond, x.T, row): three inputs of three kinds (read along a, staged, broadcast).
+  HostTensor cond = make_tensor(TSR_BOOL, {70, 40}, {40, 1}, 0), x = make_tensor(TSR_FLOAT64, {70, 40}, {1, 70}, 0);
+  HostTensor row = make_tensor(TSR_FLOAT64, {70, 40}, {0, 1}, 0), wout = make_tensor(TSR_FLOAT64, {70, 40}, {40, 1}, 0);
+  fill_random<cu::Bool>(cond, rng);
+  fill_random<double>(x, rng);
+  fill_random<double>(row, rng);
+  check_tiled_pointwise<double, cu::Bool, double, double>(cu::WhereFn<double>{}, wout, {&cond, &x, &row});
+  // A cast of a transposed tensor (int32 -> float16 storage).
+  HostTensor xi = make_tensor(TSR_INT32, {50, 80}, {1, 50}, 0), xh = make_tensor(TSR_FLOAT16, {50, 80}, {80, 1}, 0);
+  fill_random<int32_t>(xi, rng);
+  check_tiled_pointwise<cu::Half, int32_t>(cu::Convert<cu::Half, int32_t>{}, xh, {&xi});
+  // A batch dim: [50, 3, 40] permuted to [40, 3, 50].
+  HostTensor pin = make_tensor(TSR_FLOAT32, {40, 3, 50}, {1, 40, 120}, 0), pout = make_tensor(TSR_FLOAT32, {40, 3, 50}, {150, 50, 1}, 0);
+  fill_random<float>(pin, rng);
+  check_tiled_pointwise<float, float>(cu::UnaryFn<TSR_OP_NEG, float>{}, pout, {&pin});
+  // Too small a side, or no unit-stride dim to stage along: not tiled.
+  HostTensor narrow = make_tensor(TSR_FLOAT32, {100, 8}, {1, 100}, 0), nout = make_tensor(TSR_FLOAT32, {100, 8}, {8, 1}, 0);
+  fill_random<float>(narrow, rng);
+  check_pointwise<float, float>(cu::UnaryFn<TSR_OP_NEG, float>{}, nout, {&narrow}, false, cu::PathKind::kStrided32);
+  HostTensor step = make_tensor(TSR_FLOAT32, {40, 40}, {2, 160}, 0), sout = make_tensor(TSR_FLOAT32, {40, 40}, {40, 1}, 0);
+  fill_random<float>(step, rng);
+  check_pointwise<float, float>(cu::UnaryFn<TSR_OP_NEG, float>{}, sout, {&step}, false, cu::PathKind::kStrided32);
+}
+
+TEST_CASE("a tiled operand whose offsets pass 32 bits takes the checked path") {
+  HostTensor a = make_tensor(TSR_FLOAT32, {64, 64}, {64, 1}, 0), out = make_tensor(TSR_FLOAT32, {64, 64}, {64, 1}, 0);
+  tsr_tensor_desc wide = a.desc;  // never read: the plan only looks at the descriptor
+  // b = the output's dim 1 (out stride 1): wide is unit-stride along dim 0 and strided along dim 1.
+  wide.strides[0] = 1;
+  for (const int64_t s : {int64_t{69273665}, int64_t{69273666}}) {  // 31 x (s + 1) < 2^31 for the first only
+    wide.strides[1] = s;
+    const auto plan = cu::make_plan(std::array<const tsr_tensor_desc*, 3>{&out.desc, &a.desc, &wide}, true);
+    const auto L = cu::plan_pointwise(plan, 4, cu::kFlatUnroll);
+    REQUIRE(L.kind == cu::PathKind::kTiled);
+    CHECK(L.tiled.staged_mask == 0b100u);
+    CHECK(L.tiled.offsets32 == (s == 69273665));
+  }
 }
 
 // ---- the tiled transpose ---------------------------------------------------------------

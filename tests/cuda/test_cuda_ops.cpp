@@ -176,6 +176,12 @@ std::vector<Layout> layouts() {
   return all;
 }
 
+// An operand transposed against the output (a + b.T, casts and in-place
+// updates from b.T): the tiled pointwise kernel, whole and edge tiles. In
+// --quick too, so that compute-sanitizer sees that kernel.
+const Layout kWide{"[70, 100]", {70, 100}, [](const Tensor& t) { return t; }};
+const Layout kWideTransposed{"[70, 100] transposed", {100, 70}, [](const Tensor& t) { return t.T(); }};
+
 // The same input on both devices: (cpu view, gpu view).
 struct Pair {
   Tensor cpu, gpu;
@@ -239,6 +245,12 @@ void binary_ops() {
         compare(name, a.gpu.binary(static_cast<tsr_op>(op), b.gpu), a.cpu.binary(static_cast<tsr_op>(op), b.cpu),
                 (op == TSR_OP_POW && is_float(d)) ? Match::kUlps : Match::kExact);
       });
+      const std::string tname = label(tsr_op_name(op), d, "[70, 100] with a transposed [70, 100]");
+      attempt(tname, [&] {
+        Pair a = input(kWide, d), b = input(kWideTransposed, d, op == TSR_OP_POW);
+        compare(tname, a.gpu.binary(static_cast<tsr_op>(op), b.gpu), a.cpu.binary(static_cast<tsr_op>(op), b.cpu),
+                (op == TSR_OP_POW && is_float(d)) ? Match::kUlps : Match::kExact);
+      });
     }
   }
 }
@@ -298,7 +310,8 @@ void inplace_ops() {
           compare(name, gb, cb, Match::kExact);
         });
       }
-      // COPY from every source dtype and layout (casts), into the view.
+      // COPY from every source dtype and layout (casts), into the view (below:
+      // the wide destination).
       for (tsr_dtype s : dtypes()) {
         for (const Layout& l : layouts()) {
           if (l.name == "empty" || l.name.rfind("large", 0) == 0 || l.name == "3-d permuted") continue;  // not [5, 37]
@@ -314,11 +327,48 @@ void inplace_ops() {
         }
       }
     }
+    // A [70, 100] destination inside a sentinel-filled [72, 104] buffer,
+    // updated in place from a transposed operand and written by a copy (a cast
+    // but for the same dtype) from one: the tiled kernels, edges included.
+    auto wide_dest = [](const Tensor& t) { return t.slice(0, 1, 71).slice(1, 2, 102); };
+    auto wide_fresh = [&](Tensor& cpu_buf, Tensor& gpu_buf) {
+      cpu_buf = Tensor::full(*g_rt, {72, 104}, sentinel, d, g_cpu);
+      gpu_buf = cpu_buf.to(g_gpu);
+    };
+    for (int op : {TSR_OP_ADD, TSR_OP_MUL, TSR_OP_MAXIMUM, TSR_OP_LT}) {
+      if (!cpu_has(static_cast<tsr_op>(op), d)) continue;
+      const std::string name = label(tsr_op_name(op), d, "in place into a [70, 100] view, from a transposed [70, 100]");
+      attempt(name, [&] {
+        Tensor cb, gb;
+        wide_fresh(cb, gb);
+        Pair b = input(kWideTransposed, d);
+        wide_dest(cb).inplace(static_cast<tsr_op>(op), b.cpu);
+        wide_dest(gb).inplace(static_cast<tsr_op>(op), b.gpu);
+        compare(name, gb, cb, Match::kExact);
+      });
+    }
+    for (tsr_dtype s : dtypes()) {
+      const std::string name = label("copy", d, std::string("from ") + tsr_dtype_name(s) + " transposed [70, 100] into a [70, 100] view");
+      attempt(name, [&] {
+        Tensor cb, gb;
+        wide_fresh(cb, gb);
+        Pair src = input(kWideTransposed, s);
+        wide_dest(cb).copy_(src.cpu);
+        wide_dest(gb).copy_(src.gpu);
+        compare(name, gb, cb, Match::kExact);
+      });
+    }
   }
 }
 
 void where_ops() {
   for (tsr_dtype d : dtypes()) {
+    const std::string mixed = label("where", d, "[70, 100]: condition, transposed, broadcast row");
+    attempt(mixed, [&] {
+      Layout row{"row", {100}, [](const Tensor& t) { return t; }};
+      Pair c = input(kWide, TSR_BOOL), a = input(kWideTransposed, d), b = input(row, d);
+      compare(mixed, tessera::where(c.gpu, a.gpu, b.gpu), tessera::where(c.cpu, a.cpu, b.cpu), Match::kExact);
+    });
     for (const Layout& l : layouts()) {
       const std::string name = label("where", d, l.name);
       attempt(name, [&] {
