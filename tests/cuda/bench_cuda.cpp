@@ -10,6 +10,8 @@
 //   slice2       [16384, 16384][:, ::2].contiguous()  GB/s  (read + written elements x 4 bytes)
 //   sum          f32 2^28 .sum()                      GB/s  (1 GiB)
 //   matmul_*     8192^3 in fp32, tf32, bf16, fp16     TFLOP/s
+//   h2d, d2h     a 1 GiB float32 tensor cpu -> cuda:0 and back (.to(device);
+//                the CPU side is ordinary pageable memory)  GB/s
 //   small_op_us  host time of one 1-element add on cuda:0 (tsr_binary + release), µs
 //
 // Usage: bench_cuda [--quick]   (--quick: 16x smaller problems, a smoke test)
@@ -100,6 +102,15 @@ int main(int argc, char** argv) {
       result("transpose", 2 * elems * 4 / tt / 1e9, "GB/s");
       const double t2 = time_op(rt, gpu, 20, [&] { Tensor c = x.slice(1, 0, TSR_SLICE_NONE, 2).contiguous(); });
       result("slice2", 2 * (elems / 2) * 4 / t2 / 1e9, "GB/s");
+    }
+    {
+      const tsr_device cpu = rt.device("cpu");
+      Tensor h = Tensor::rand(rt, {side * side}, TSR_FLOAT32, cpu);
+      const double th = time_op(rt, gpu, 3, [&] { Tensor d = h.to(gpu); });
+      result("h2d", elems * 4 / th / 1e9, "GB/s");
+      Tensor d = h.to(gpu);
+      const double td = time_op(rt, gpu, 3, [&] { Tensor back = d.to(cpu); });
+      result("d2h", elems * 4 / td / 1e9, "GB/s");
     }
     const int64_t n = quick ? 2048 : 8192;
     const double flops = 2.0 * n * n * n;
