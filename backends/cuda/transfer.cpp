@@ -1,7 +1,6 @@
 #include "transfer.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "context.hpp"
 
@@ -61,7 +60,7 @@ void Staging::to_device(void* dst, const void* src, size_t nbytes, cudaStream_t 
     Slot& slot = pool.slots[i];
     TSR_CUDA_CHECK(cudaEventSynchronize(slot.done));  // the slot's previous DMA has read it
     char* host = base + i * slot_bytes;
-    std::memcpy(host, static_cast<const char*>(src) + done, n);
+    copier_.copy(host, static_cast<const char*>(src) + done, n);
     TSR_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + done, host, n, cudaMemcpyHostToDevice, stream));
     TSR_CUDA_CHECK(cudaEventRecord(slot.done, stream));
     done += n;
@@ -98,7 +97,7 @@ void Staging::to_host(void* dst, const void* src, size_t nbytes, cudaStream_t st
     const size_t i = slot_of[p];
     TSR_CUDA_CHECK(cudaEventSynchronize(pool.slots[i].done));
     const size_t off = p * slot_bytes, n = std::min(slot_bytes, nbytes - off);
-    std::memcpy(static_cast<char*>(dst) + off, base + i * slot_bytes, n);
+    copier_.copy(static_cast<char*>(dst) + off, base + i * slot_bytes, n);
     if (p + depth < pieces) issue(p + depth);
   }
 }

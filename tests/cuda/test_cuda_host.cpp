@@ -27,6 +27,7 @@
 #include "cast.cuh"
 #include "elementwise.cuh"
 #include "gemm_plan.hpp"
+#include "host_copy.hpp"
 #include "kernels_on_host.hpp"
 #include "../cuda_emu/include/column_major_gemm.hpp"
 #include "matmul_plain.cuh"
@@ -283,6 +284,41 @@ TEST_CASE("the 32-bit fast division is exact below 2^31") {
       REQUIRE(q == n / d);
       REQUIRE(r == n % d);
     }
+  }
+}
+
+// ---- the staging's parallel memcpy -----------------------------------------------------------
+
+TEST_CASE("the host copier copies every byte, and only those, on any number of threads") {
+  constexpr size_t MiB = size_t{1} << 20, kGuard = 4096;
+  const std::vector<size_t> sizes = {0, 1, 4095, MiB, 2 * MiB - 1, 2 * MiB, 2 * MiB + 3, 8 * MiB + 4097, 37 * MiB + 5};
+  std::vector<unsigned char> src(37 * MiB + 5 + 2 * kGuard), dst(src.size());
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>((i * 131 + 7) % 251);
+  for (const int threads : {1, 2, 3, 8}) {
+    cu::HostCopier copier(threads);
+    for (const size_t n : sizes) {
+      for (const size_t misalign : {size_t{0}, size_t{3}}) {
+        INFO(threads << " threads, " << n << " bytes, offset " << misalign);
+        std::fill(dst.begin(), dst.end(), 0xEE);
+        copier.copy(dst.data() + kGuard + misalign, src.data() + misalign, n);
+        CHECK(std::memcmp(dst.data() + kGuard + misalign, src.data() + misalign, n) == 0);
+        // Nothing written before or after the destination.
+        CHECK(std::count(dst.begin(), dst.begin() + static_cast<std::ptrdiff_t>(kGuard + misalign), 0xEE) ==
+              static_cast<std::ptrdiff_t>(kGuard + misalign));
+        CHECK(std::count(dst.begin() + static_cast<std::ptrdiff_t>(kGuard + misalign + n), dst.end(), 0xEE) ==
+              static_cast<std::ptrdiff_t>(dst.size() - kGuard - misalign - n));
+      }
+    }
+  }
+  // Rounds of different widths back to back: workers idle in one round take
+  // part in the next, and never copy a stale part.
+  cu::HostCopier copier(cu::HostCopier::default_threads() > 1 ? cu::HostCopier::default_threads() : 4);
+  for (int round = 0; round < 60; ++round) {
+    const size_t n = (round % 3 == 0 ? 2 : round % 3 == 1 ? 9 : 3) * MiB + static_cast<size_t>(round);
+    std::fill(dst.begin(), dst.end(), static_cast<unsigned char>(round));
+    copier.copy(dst.data(), src.data() + round, n);
+    REQUIRE(std::memcmp(dst.data(), src.data() + round, n) == 0);
+    REQUIRE(dst[n] == static_cast<unsigned char>(round));
   }
 }
 

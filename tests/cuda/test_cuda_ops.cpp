@@ -512,7 +512,9 @@ void factories() {
 
 void transfers() {
   for (tsr_dtype d : dtypes()) {
-    for (int64_t n : {int64_t{1}, int64_t{1000}, int64_t{3} << 20}) {  // one element, a small slot, pipelined 8 MiB pieces
+    // One element, a small slot, and 5 Mi elements: 16 MiB pieces pipelined
+    // for elements of 4 and 8 bytes, each memcpy split across threads.
+    for (int64_t n : {int64_t{1}, int64_t{1000}, int64_t{5} << 20}) {
       if (g_quick && n > 1000) continue;
       const std::string name = label("to", d, std::to_string(n) + " elements cpu -> cuda -> cpu, and cuda -> cuda");
       attempt(name, [&] {
@@ -524,13 +526,14 @@ void transfers() {
     }
   }
   // Uploads queued faster than they complete: every staging slot (64 small,
-  // 4 large) reused before anything is read back, so an upload that refilled
-  // a slot its previous copy still had to read would change an earlier tensor.
+  // 4 large of 16 MiB; 3 uploads of 20 MiB take 6) reused before anything is
+  // read back, so an upload that refilled a slot its previous copy still had
+  // to read would change an earlier tensor.
   const std::string name = "200 small and 3 pipelined uploads queued before any read";
   attempt(name, [&] {
     std::vector<Tensor> host, device;
     for (int i = 0; i < 203; ++i) {
-      host.push_back(random_tensor({i < 200 ? int64_t{1000} : int64_t{3} << 20}, TSR_FLOAT32));
+      host.push_back(random_tensor({i < 200 ? int64_t{1000} : int64_t{5} << 20}, TSR_FLOAT32));
       device.push_back(host.back().to(g_gpu));
     }
     for (size_t i = 0; i < host.size(); ++i) compare(name + " #" + std::to_string(i), device[i], host[i], Match::kExact);
