@@ -152,25 +152,7 @@ tsr_status tsr_item(tsr_tensor* t, tsr_scalar* out) {
     int64_t n = tt.layout.numel();
     if (n != 1)
       fail(TSR_ERR_INVALID_ARGUMENT, "a Tensor with " + std::to_string(n) + " elements cannot be converted to Scalar");
-    unsigned char bytes[8] = {};
-    read_to_host(tt, bytes, sizeof bytes);
-    tsr_scalar s{};
-    if (tsr_dtype_is_floating(tt.dtype)) {
-      s.kind = TSR_SCALAR_FLOAT;
-      s.f = value_as_double(tt.dtype, bytes, 0);
-    } else {
-      s.kind = tt.dtype == TSR_BOOL ? TSR_SCALAR_BOOL : TSR_SCALAR_INT;
-      switch (tt.dtype) {
-        case TSR_INT8: s.i = *reinterpret_cast<int8_t*>(bytes); break;
-        case TSR_UINT8: s.i = bytes[0]; break;
-        case TSR_INT16: { int16_t v; std::memcpy(&v, bytes, 2); s.i = v; break; }
-        case TSR_INT32: { int32_t v; std::memcpy(&v, bytes, 4); s.i = v; break; }
-        case TSR_INT64: std::memcpy(&s.i, bytes, 8); break;
-        default: s.i = bytes[0] != 0; break;
-      }
-      s.f = static_cast<double>(s.i);
-    }
-    *out = s;
+    *out = read_item(tt);
   });
 }
 

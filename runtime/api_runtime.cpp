@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "api_support.hpp"
+#include "plugin_call.hpp"
 #include "runtime.hpp"
 
 using namespace tessera::rt;
@@ -22,6 +23,23 @@ extern "C" {
 const char* tsr_last_error_message(void) { return last_error_message(); }
 tsr_status tsr_last_error_status(void) { return last_error_status(); }
 uint32_t tsr_abi_version(void) { return TSR_ABI_VERSION; }
+void tsr_clear_last_error(void) { clear_last_error(); }
+
+size_t tsr_dtype_itemsize(int32_t dtype) { return tsr_dtype_size(dtype); }
+const char* tsr_dtype_get_name(int32_t dtype) { return tsr_dtype_name(dtype); }
+const char* tsr_op_get_name(int32_t op) { return tsr_op_name(op); }
+
+size_t tsr_struct_size(int32_t kind) {
+  switch (kind) {
+    case TSR_STRUCT_RUNTIME_OPTIONS: return TSR_RUNTIME_OPTIONS_STRUCT_SIZE;
+    case TSR_STRUCT_MEMORY_STATS: return TSR_MEMORY_STATS_STRUCT_SIZE;
+    case TSR_STRUCT_FINFO: return TSR_FINFO_STRUCT_SIZE;
+    case TSR_STRUCT_TENSOR_DESC: return TSR_TENSOR_DESC_STRUCT_SIZE;
+    case TSR_STRUCT_SCALAR: return sizeof(tsr_scalar);
+    case TSR_STRUCT_DEVICE: return sizeof(tsr_device);
+    default: return 0;
+  }
+}
 
 const char* tsr_status_name(tsr_status status) {
   switch (status) {
@@ -48,18 +66,19 @@ tsr_status tsr_runtime_create(const tsr_runtime_options* options, tsr_runtime** 
   });
 }
 
-void tsr_runtime_destroy(tsr_runtime* rt) {
-  if (rt == nullptr) return;
-  int64_t tensors = rt->live_tensors.load(), storages = rt->live_storages.load();
-  if (tensors != 0 || storages != 0) {
-    // Freeing plugins under live storages would leave dangling memory:
-    // keep the runtime alive (leaked) and say so.
-    std::string msg = "tsr_runtime_destroy: " + std::to_string(tensors) + " tensor(s) and " + std::to_string(storages) +
-                      " storage(s) still alive; release them first (the runtime is kept alive to stay safe)";
-    set_last_error(TSR_ERR_INVALID_ARGUMENT, msg.c_str());
-    return;
-  }
-  delete rt;
+tsr_status tsr_runtime_destroy(tsr_runtime* rt) {
+  return guard([&] {
+    if (rt == nullptr) return;
+    int64_t tensors = rt->live_tensors.load(), storages = rt->live_storages.load();
+    // Freeing plugins under live storages would leave dangling memory: keep
+    // the runtime as it is, usable, and say so.
+    if (tensors != 0 || storages != 0)
+      fail(TSR_ERR_INVALID_ARGUMENT, "tsr_runtime_destroy: " + std::to_string(tensors) + " tensor(s) and " +
+                                         std::to_string(storages) +
+                                         " storage(s) still alive; nothing was freed: release them, then call "
+                                         "tsr_runtime_destroy again");
+    delete rt;
+  });
 }
 
 tsr_status tsr_runtime_describe(tsr_runtime* rt, int32_t json, char** out) {
@@ -121,11 +140,22 @@ int32_t tsr_runtime_has_kernel(tsr_runtime* rt, tsr_device device, tsr_op op, ts
   return rt && rt->registry.kernel(device.type, op, dtype).fn != nullptr ? 1 : 0;
 }
 
+int32_t tsr_device_is_host_accessible(tsr_runtime* rt, tsr_device device) {
+  if (rt == nullptr) return 0;
+  const DeviceType* type = rt->registry.device_type(device.type);
+  if (type == nullptr || device.index < 0 || device.index >= type->device_count) return 0;
+  return type->host_accessible(device.index) ? 1 : 0;
+}
+
 tsr_status tsr_synchronize(tsr_runtime* rt, tsr_device device) {
   return guard([&] {
     const DeviceType& type = require(rt, "runtime").registry.require_device(device);
-    tsr_status st = type.iface->synchronize(type.ctx, device.index);
-    if (st != TSR_OK) fail(st, std::string("synchronize failed: ") + last_error_message());
+    tsr_status st;
+    {
+      PluginCall call(type.plugin);
+      st = type.iface->synchronize(type.ctx, device.index);
+    }
+    if (st != TSR_OK) fail(st, "synchronize failed on " + rt->registry.device_name(device) + ": " + plugin_message());
   });
 }
 
@@ -133,8 +163,12 @@ tsr_status tsr_empty_cache(tsr_runtime* rt, tsr_device device) {
   return guard([&] {
     const DeviceType& type = require(rt, "runtime").registry.require_device(device);
     if (type.iface->empty_cache == nullptr) return;  // optional slot: nothing cached
-    tsr_status st = type.iface->empty_cache(type.ctx, device.index);
-    if (st != TSR_OK) fail(st, "empty_cache failed on " + rt->registry.device_name(device) + ": " + last_error_message());
+    tsr_status st;
+    {
+      PluginCall call(type.plugin);
+      st = type.iface->empty_cache(type.ctx, device.index);
+    }
+    if (st != TSR_OK) fail(st, "empty_cache failed on " + rt->registry.device_name(device) + ": " + plugin_message());
   });
 }
 
@@ -149,9 +183,13 @@ tsr_status tsr_get_memory_stats(tsr_runtime* rt, tsr_device device, tsr_memory_s
                                     rt->registry.device_name(device) + ") does not report memory use");
     tsr_memory_stats stats{};
     stats.struct_size = out->struct_size;
-    tsr_status st = type.iface->memory_stats(type.ctx, device.index, &stats.in_use, &stats.reserved);
+    tsr_status st;
+    {
+      PluginCall call(type.plugin);
+      st = type.iface->memory_stats(type.ctx, device.index, &stats.in_use, &stats.reserved);
+    }
     if (st != TSR_OK)
-      fail(st, "memory statistics failed on " + rt->registry.device_name(device) + ": " + last_error_message());
+      fail(st, "memory statistics failed on " + rt->registry.device_name(device) + ": " + plugin_message());
     std::memcpy(out, &stats, std::min(out->struct_size, sizeof stats));  // Note [Extensible structs]
   });
 }

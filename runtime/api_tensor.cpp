@@ -1,4 +1,5 @@
 // The C API: creation, metadata, views and copies.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -178,10 +179,18 @@ tsr_status tsr_tensor_describe(const tsr_tensor* t, tsr_tensor_desc* out) {
   return guard([&] {
     require_out(out);
     const tsr_tensor& tt = require(t, "tensor");
-    if (out->struct_size < sizeof(tsr_tensor_desc))
+    // Note [Extensible structs]: an older caller's smaller struct gets the
+    // fields it knows; the struct_size it set stays as it was.
+    constexpr size_t smallest = TSR_STRUCT_SIZE(tsr_tensor_desc, data);
+    if (out->struct_size < smallest)
       fail(TSR_ERR_INVALID_ARGUMENT, "tsr_tensor_desc.struct_size " + std::to_string(out->struct_size) +
-                                         " is smaller than this runtime's " + std::to_string(sizeof(tsr_tensor_desc)));
-    fill_desc(tt, *out);
+                                         " is smaller than the smallest layout (" + std::to_string(smallest) +
+                                         " bytes); set it to TSR_TENSOR_DESC_STRUCT_SIZE");
+    tsr_tensor_desc full{};
+    fill_desc(tt, full);
+    const size_t caller_size = out->struct_size;
+    std::memcpy(out, &full, std::min(caller_size, sizeof full));
+    out->struct_size = caller_size;
   });
 }
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "plugin_call.hpp"
 #include "ops.hpp"
 #include "shape.hpp"
 
@@ -43,6 +44,9 @@ void transfer_bytes(const tsr_tensor& src, const tsr_tensor& dst) {
   const char* src_ptr = static_cast<const char*>(src.storage->data) + static_cast<size_t>(src.layout.offset) * elem;
   char* dst_ptr = static_cast<char*>(dst.storage->data) + static_cast<size_t>(dst.layout.offset) * elem;
   tsr_status st;
+  // The plugin that runs the copy (both sides' calls are attributed to `from`
+  // when staging through the host; the message names both devices).
+  PluginCall call(&from == &to_type || !from.host_accessible(src.device.index) ? from.plugin : to_type.plugin);
   if (&from == &to_type) {
     st = from.iface->copy_device_to_device(from.ctx, dst.device.index, dst_ptr, src.device.index, src_ptr, nbytes,
                                            nullptr);
@@ -58,7 +62,7 @@ void transfer_bytes(const tsr_tensor& src, const tsr_tensor& dst) {
   }
   if (st != TSR_OK)
     fail(st, "copy from " + rt.registry.device_name(src.device) + " to " + rt.registry.device_name(dst.device) +
-                 " failed: " + last_error_message());
+                 " failed: " + plugin_message());
 }
 
 bool same_shape(const Layout& a, const Layout& b) {
@@ -141,8 +145,13 @@ void read_to_host(const tsr_tensor& t, void* dst, size_t nbytes) {
   TensorRef c = contiguous(TensorRef::share(const_cast<tsr_tensor*>(&t)));
   const DeviceType& type = *c->storage->device_type;
   const char* src = static_cast<const char*>(c->storage->data) + static_cast<size_t>(c->layout.offset) * elem;
-  tsr_status st = type.iface->copy_device_to_host(type.ctx, c->device.index, dst, src, need, nullptr);
-  if (st != TSR_OK) fail(st, std::string("copy to host failed: ") + last_error_message());
+  tsr_status st;
+  {
+    PluginCall call(type.plugin);
+    st = type.iface->copy_device_to_host(type.ctx, c->device.index, dst, src, need, nullptr);
+  }
+  if (st != TSR_OK)
+    fail(st, "copy from " + t.rt->registry.device_name(c->device) + " to the host failed: " + plugin_message());
 }
 
 }  // namespace tessera::rt

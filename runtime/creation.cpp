@@ -2,6 +2,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "plugin_call.hpp"
 #include "ops.hpp"
 #include "shape.hpp"
 
@@ -182,8 +183,12 @@ TensorRef from_host(tsr_runtime& rt, const void* data, int32_t ndim, const int64
   if (nbytes == 0) return t;
   if (data == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, "host data is NULL");
   const DeviceType& type = *t->storage->device_type;
-  tsr_status st = type.iface->copy_host_to_device(type.ctx, device.index, t->storage->data, data, nbytes, nullptr);
-  if (st != TSR_OK) fail(st, std::string("copy from host failed: ") + last_error_message());
+  tsr_status st;
+  {
+    PluginCall call(type.plugin);
+    st = type.iface->copy_host_to_device(type.ctx, device.index, t->storage->data, data, nbytes, nullptr);
+  }
+  if (st != TSR_OK) fail(st, "copy from host to " + rt.registry.device_name(device) + " failed: " + plugin_message());
   return t;
 }
 

@@ -3,6 +3,8 @@
 #include "error.hpp"
 #include "fallback.hpp"
 #include "ops.hpp"
+#include "plugin_call.hpp"
+#include "runtime.hpp"
 #include "shape.hpp"
 
 namespace tessera::rt {
@@ -15,12 +17,36 @@ namespace {
 }
 }  // namespace
 
+void kernel_failed(const tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype, const LoadedPlugin* plugin,
+                   tsr_status status, const std::string& why, const char* where) {
+  fail(status, std::string(tsr_op_name(op)) + " (" + tsr_dtype_name(key_dtype) + ") failed " + where +
+                   rt.registry.device_name(device) + " (plugin \"" +
+                   (plugin != nullptr ? plugin->config().name : std::string("?")) + "\"): " + why);
+}
+
+tsr_status call_kernel(const tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype, const KernelSlot& k,
+                       const tsr_kernel_args& args, const char* where) {
+  PluginCall call(k.plugin);
+  try {
+    return k.fn(k.ctx, &args);
+  } catch (const std::exception& e) {
+    // A kernel must return a status (plugin.h); a C++ one that throws is
+    // still reported like any other failure.
+    kernel_failed(rt, device, op, key_dtype, k.plugin, TSR_ERR_INTERNAL,
+                  std::string("the kernel threw a C++ exception (kernels must return a status): ") + e.what(), where);
+  } catch (...) {
+    kernel_failed(rt, device, op, key_dtype, k.plugin, TSR_ERR_INTERNAL,
+                  "the kernel threw a C++ exception not derived from std::exception (kernels must return a status)",
+                  where);
+  }
+}
+
 void launch(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
             std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& output,
             const KernelParams& extra) {
   const KernelSlot& k = rt.registry.kernel(device.type, op, key_dtype);
   tsr_kernel_args args{};
-  args.struct_size = sizeof args;
+  args.struct_size = TSR_KERNEL_ARGS_STRUCT_SIZE;
   args.op = op;
   args.device_index = device.index;
   args.inputs = inputs.begin();
@@ -37,12 +63,8 @@ void launch(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
       missing_kernel(rt, device, op, key_dtype);
     return launch_on_cpu(rt, *type, device, op, key_dtype, inputs, output, args);
   }
-  tsr_status st = k.fn(k.ctx, &args);
-  if (st != TSR_OK) {
-    std::string why = last_error_message();
-    fail(st, std::string(tsr_op_name(op)) + " (" + tsr_dtype_name(key_dtype) + ") failed on " +
-                 rt.registry.device_name(device) + (why.empty() ? std::string() : ": " + why));
-  }
+  const tsr_status st = call_kernel(rt, device, op, key_dtype, k, args, "on ");
+  if (st != TSR_OK) kernel_failed(rt, device, op, key_dtype, k.plugin, st, plugin_message(), "on ");
 }
 
 void check_same_device(const tsr_tensor& a, const tsr_tensor& b) {
@@ -65,6 +87,12 @@ bool may_share_memory(const tsr_tensor& a, const tsr_tensor& b) {
   if (a.storage != b.storage || a.layout.numel() == 0 || b.layout.numel() == 0) return false;
   const int64_t a_end = storage_extent(a.layout), b_end = storage_extent(b.layout);
   return a.layout.offset < b_end && b.layout.offset < a_end;
+}
+
+std::string op_label(int32_t op) {
+  if (op >= 0 && op < TSR_OP_COUNT) return std::string(tsr_op_name(op)) + " (op " + std::to_string(op) + ")";
+  return "op " + std::to_string(op) + " (not an op of ABI " + std::to_string(TSR_ABI_VERSION_MAJOR) + "." +
+         std::to_string(TSR_ABI_VERSION_MINOR) + ")";
 }
 
 tsr_scalar make_scalar(double v) {

@@ -20,7 +20,7 @@ bool is_float_unary(int32_t op) {
 }
 
 void check_op(int32_t op, bool ok, const char* what) {
-  if (!ok) fail(TSR_ERR_INVALID_ARGUMENT, std::string(tsr_op_name(op)) + " is not " + what);
+  if (!ok) fail(TSR_ERR_INVALID_ARGUMENT, op_label(op) + " is not " + what);
 }
 
 // The dtype a binary op computes in, given the operands' dtypes and the
@@ -138,8 +138,8 @@ void input_desc(const tsr_tensor& x, const tsr_tensor& out, TensorRef& keep, tsr
 void check_output(const tsr_tensor& out, int32_t result_dtype) {
   check_no_internal_overlap(out);
   if (!can_cast(result_dtype, out.dtype))
-    fail(TSR_ERR_TYPE, std::string("result type ") + torch_dtype_name(result_dtype) +
-                           " can't be cast to the desired output type " + torch_dtype_name(out.dtype));
+    fail(TSR_ERR_TYPE, std::string("result type ") + tsr_dtype_name(result_dtype) +
+                           " can't be cast to the desired output type " + tsr_dtype_name(out.dtype));
 }
 
 void check_broadcasts_to_output(const tsr_tensor& x, const tsr_tensor& out) {
@@ -283,7 +283,7 @@ TensorRef where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b
   check_same_device(a, b);
   if (cond.dtype != TSR_BOOL)
     fail(TSR_ERR_TYPE, std::string("where expected condition to be a boolean tensor, but got a tensor with dtype ") +
-                           torch_dtype_name(cond.dtype));
+                           tsr_dtype_name(cond.dtype));
   std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
   int32_t compute = result_type(ops);
   int64_t ab[TSR_MAX_DIMS], shape[TSR_MAX_DIMS];

@@ -5,11 +5,13 @@ namespace {
 struct ErrorSlot {
   tsr_status status = TSR_OK;
   std::string message;
+  uint64_t generation = 0;  // how many errors this thread has set
 };
 thread_local ErrorSlot slot;
 }  // namespace
 
 void set_last_error(tsr_status status, const char* message) noexcept {
+  ++slot.generation;
   slot.status = status;
   try {
     slot.message = message ? message : "";
@@ -24,6 +26,7 @@ void clear_last_error() noexcept {
 }
 
 tsr_status last_error_status() noexcept { return slot.status; }
+uint64_t error_generation() noexcept { return slot.generation; }
 const char* last_error_message() noexcept { return slot.message.c_str(); }
 
 }  // namespace tessera::rt

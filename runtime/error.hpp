@@ -3,6 +3,7 @@
 // values] in tessera/status.h). Nothing in the runtime lets an exception out.
 #pragma once
 
+#include <cstdint>
 #include <exception>
 #include <string>
 #include <utility>
@@ -28,6 +29,9 @@ class Error : public std::exception {
 void set_last_error(tsr_status status, const char* message) noexcept;
 void clear_last_error() noexcept;
 tsr_status last_error_status() noexcept;
+// Grows by one with each set_last_error on this thread: a caller that notes
+// it before a call can tell whether the call set an error.
+uint64_t error_generation() noexcept;
 const char* last_error_message() noexcept;
 
 // Runs `body` and converts any exception into a status and a message.

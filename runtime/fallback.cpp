@@ -7,8 +7,9 @@
 //   copied back. Each descriptor's copy covers its storage span, from its
 //   lowest to its highest element, so views of any layout keep their
 //   strides; the output's span is read first, so the elements between the
-//   view's elements go back unchanged. The first fallback of each op on each
-//   device type logs one warning.
+//   view's elements go back unchanged. The first fallback of each (op, dtype)
+//   on each device type logs one warning naming both, the plugin and the
+//   device (a plugin may have an op for some dtypes only).
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "error.hpp"
 #include "fallback.hpp"
+#include "plugin_call.hpp"
 #include "plugin_loader.hpp"
 
 namespace tessera::rt {
@@ -62,10 +64,13 @@ HostCopy to_host(const DeviceType& type, const tsr_tensor_desc& d, const char* w
   c.memory.reset(std::aligned_alloc(64, (c.nbytes + 63) / 64 * 64));
   if (!c.memory) fail(TSR_ERR_OUT_OF_MEMORY, std::string("CPU fallback: no host memory for the ") + what);
   c.device_first = static_cast<char*>(d.data) + lo * static_cast<int64_t>(elem);
-  tsr_status st = type.iface->copy_device_to_host(type.ctx, d.device.index, c.memory.get(), c.device_first,
-                                                  c.nbytes, nullptr);
+  tsr_status st;
+  {
+    PluginCall call(type.plugin);
+    st = type.iface->copy_device_to_host(type.ctx, d.device.index, c.memory.get(), c.device_first, c.nbytes, nullptr);
+  }
   if (st != TSR_OK)
-    fail(st, std::string("CPU fallback: copying the ") + what + " to the host failed: " + last_error_message());
+    fail(st, std::string("CPU fallback: copying the ") + what + " to the host failed: " + plugin_message());
   c.desc.data = c.memory.get();
   c.desc.offset = d.offset - lo;
   return c;
@@ -82,12 +87,11 @@ void launch_on_cpu(tsr_runtime& rt, const DeviceType& type, tsr_device device, i
                                   rt.registry.device_name(device) + " for dtype " + tsr_dtype_name(key_dtype) +
                                   ", and the CPU fallback has no kernel for it either; supported on: " +
                                   rt.registry.devices_with_kernel(op, key_dtype));
-  std::atomic<uint64_t>& warned = rt.fallback_warned[static_cast<size_t>(device.type)];
-  uint64_t bit = uint64_t{1} << op;
-  if ((warned.fetch_or(bit, std::memory_order_relaxed) & bit) == 0)
-    host_api()->log(TSR_LOG_WARNING, (std::string(tsr_op_name(op)) + " is not implemented by device type " +
-                                      type.name + " (plugin \"" + type.plugin->config().name +
-                                      "\"); running it on the CPU with copies in and out")
+  if (rt.fallback_warnings.first(device.type, op, key_dtype))
+    host_api()->log(TSR_LOG_WARNING, (std::string(tsr_op_name(op)) + " (" + tsr_dtype_name(key_dtype) +
+                                      ") has no kernel in plugin \"" + type.plugin->config().name + "\" for " +
+                                      rt.registry.device_name(device) +
+                                      "; running it on the CPU with copies in and out (warned once per op and dtype)")
                                          .c_str());
 
   std::vector<HostCopy> in;
@@ -104,18 +108,17 @@ void launch_on_cpu(tsr_runtime& rt, const DeviceType& type, tsr_device device, i
   args.inputs = in_descs.data();
   args.output = &out.desc;
   args.stream = nullptr;
-  tsr_status st = cpu.fn(cpu.ctx, &args);
-  if (st != TSR_OK) {
-    std::string why = last_error_message();
-    fail(st, std::string(tsr_op_name(op)) + " (" + tsr_dtype_name(key_dtype) + ") failed in the CPU fallback for " +
-                 rt.registry.device_name(device) + (why.empty() ? std::string() : ": " + why));
-  }
+  tsr_status st = call_kernel(rt, device, op, key_dtype, cpu, args, "in the CPU fallback for ");
+  if (st != TSR_OK) kernel_failed(rt, device, op, key_dtype, cpu.plugin, st, plugin_message(), "in the CPU fallback for ");
   if (out.nbytes == 0) return;
-  st = type.iface->copy_host_to_device(type.ctx, device.index, out.device_first, out.memory.get(), out.nbytes,
-                                       nullptr);
+  {
+    PluginCall call(type.plugin);
+    st = type.iface->copy_host_to_device(type.ctx, device.index, out.device_first, out.memory.get(), out.nbytes,
+                                         nullptr);
+  }
   if (st != TSR_OK)
     fail(st, "CPU fallback: copying the output back to " + rt.registry.device_name(device) +
-                 " failed: " + last_error_message());
+                 " failed: " + plugin_message());
 }
 
 }  // namespace tessera::rt

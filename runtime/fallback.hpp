@@ -3,10 +3,21 @@
 #pragma once
 
 #include <initializer_list>
+#include <string>
 
 #include "runtime.hpp"
 
 namespace tessera::rt {
+
+// Calls one kernel inside a PluginCall (Note [Calling into a plugin]); a
+// C++ exception out of it becomes an error naming op, dtype, device and
+// plugin. `where` words the device in messages ("on ", "in the CPU fallback
+// for "). Defined in dispatch.cpp, beside launch.
+tsr_status call_kernel(const tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype, const KernelSlot& k,
+                       const tsr_kernel_args& args, const char* where);
+[[noreturn]] void kernel_failed(const tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
+                                const LoadedPlugin* plugin, tsr_status status, const std::string& why,
+                                const char* where);
 
 // Runs (op, key_dtype) with the CPU kernel on host copies of `inputs` and
 // `output`, which live on `device` of `type`, and copies the output back.

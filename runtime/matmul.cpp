@@ -31,8 +31,8 @@ MatmulPlan plan_matmul(const tsr_tensor& a, const tsr_tensor& b) {
     fail(TSR_ERR_SHAPE, "both arguments to matmul need to be at least 1D, but they are " +
                             std::to_string(a.layout.ndim) + "D and " + std::to_string(b.layout.ndim) + "D");
   if (a.dtype != b.dtype)
-    fail(TSR_ERR_TYPE, std::string("expected scalar type ") + torch_dtype_name(a.dtype) + " but found " +
-                           torch_dtype_name(b.dtype));
+    fail(TSR_ERR_TYPE, std::string("expected scalar type ") + tsr_dtype_name(a.dtype) + " but found " +
+                           tsr_dtype_name(b.dtype));
   MatmulPlan p;
   Layout la = a.layout, lb = b.layout;
   p.row = la.ndim == 1, p.col = lb.ndim == 1;

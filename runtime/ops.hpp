@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <string>
 
 #include "tensor.hpp"
 
@@ -28,6 +29,8 @@ void check_no_internal_overlap(const tsr_tensor& t);
 // Whether a and b may reach a common element: one storage and overlapping
 // spans (conservative, as NumPy's may_share_memory: interleaved views count).
 bool may_share_memory(const tsr_tensor& a, const tsr_tensor& b);
+// An op for messages: "exp (op 17)", or "op 99 (not an op of ABI 1.4)".
+std::string op_label(int32_t op);
 tsr_scalar make_scalar(double v);
 tsr_scalar make_scalar_int(int64_t v);
 
@@ -57,6 +60,8 @@ TensorRef clone(const tsr_tensor& t);
 TensorRef to(const TensorRef& t, int32_t dtype, tsr_device device);
 // Copies the elements in row-major order to host memory.
 void read_to_host(const tsr_tensor& t, void* dst, size_t nbytes);
+// The value of a one-element tensor, exact (api_host_access.cpp).
+tsr_scalar read_item(const tsr_tensor& t);
 
 // ---- elementwise (elementwise.cpp) -----------------------------------------
 TensorRef binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b);

@@ -27,13 +27,16 @@ namespace tessera::rt {
  * against the config file's directory; bare names ("x.so") are searched.
  *
  * The white-box tests link the runtime statically, so "its own file" is the
- * test program in <build>/bin. For them, and as a last resort, the build
- * tree's plugin directory is compiled in as TESSERA_BUILD_PLUGIN_DIR; the
- * build tree's configs are found from it as <plugin_dir>/../../share/...
+ * test program in <build>/bin. For them only, the build tree's plugin
+ * directory is compiled in as TESSERA_BUILD_PLUGIN_DIR (defined for the
+ * tessera_internal library, never for libtessera.so: an install, moved or
+ * not, must not load anything from the build tree); the build tree's
+ * configs are found from it as <plugin_dir>/../../share/...
  */
 
 namespace {
 
+// Empty in libtessera.so (runtime/CMakeLists.txt compiles this file twice).
 std::string build_plugin_dir() {
 #ifdef TESSERA_BUILD_PLUGIN_DIR
   return TESSERA_BUILD_PLUGIN_DIR;

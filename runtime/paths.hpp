@@ -12,12 +12,13 @@ namespace tessera::rt {
 std::string library_dir();
 
 // $TESSERA_PLUGIN_PATH's entries (colon-separated), then <library_dir>/tessera,
-// then the build tree's plugin directory; duplicates removed.
+// then (white-box tests only, not libtessera.so) the build tree's plugin
+// directory; duplicates removed.
 std::vector<std::string> plugin_search_dirs();
 
 // $TESSERA_CONFIG if set and non-empty; else the first existing of
-// <library_dir>/../share/tessera/configs/default.json and the build tree's
-// share/tessera/configs/default.json; else the first of those (so that the
+// <library_dir>/../share/tessera/configs/default.json and (white-box tests
+// only) the build tree's share/tessera/configs/default.json; else the first of those (so that the
 // error about it names the expected place).
 std::string default_config_path();
 

@@ -12,9 +12,15 @@
 
 #include "error.hpp"
 #include "paths.hpp"
+#include "plugin_call.hpp"
 
 namespace tessera::rt {
 namespace {
+
+// Note [Calling into a plugin]: the running plugin, and the thread's error
+// generation when the last call began.
+thread_local const LoadedPlugin* current = nullptr;
+thread_local uint64_t call_start_generation = 0;
 
 // The smallest layouts this runtime accepts: those of ABI 1.0. Named by the
 // last field 1.0 had, so they stay right when later minors append fields.
@@ -36,7 +42,10 @@ void host_log(int32_t level, const char* message) noexcept {
   if (level < threshold) return;
   try {
     // One write, so that lines from several threads do not interleave.
-    const std::string line = std::string("tessera: ") + level_name(level) + ": " + (message ? message : "") + "\n";
+    std::string line = std::string("tessera: ") + level_name(level) + ": ";
+    if (current != nullptr) line += "plugin \"" + current->config().name + "\": ";
+    line += (message ? message : "");
+    line += "\n";
     std::fwrite(line.data(), 1, line.size(), stderr);
   } catch (...) {
     // Out of memory while logging: the line is lost, nothing else.
@@ -80,6 +89,22 @@ class DlHandle {
 
 }  // namespace
 
+PluginCall::PluginCall(const LoadedPlugin* plugin) noexcept : previous_(current) {
+  current = plugin;
+  call_start_generation = error_generation();
+}
+
+PluginCall::~PluginCall() { current = previous_; }
+
+const LoadedPlugin* current_plugin() noexcept { return current; }
+
+std::string plugin_message() {
+  const char* m = last_error_message();
+  if (error_generation() == call_start_generation || m == nullptr || m[0] == '\0')
+    return "the plugin gave no message";
+  return m;
+}
+
 int parse_log_level(const char* text, int fallback) {
   if (text == nullptr) return fallback;
   std::string s = text;
@@ -99,6 +124,7 @@ const tsr_host_api* host_api() {
 
 LoadedPlugin::~LoadedPlugin() {
   if (api_.destroy != nullptr) {
+    PluginCall call(this);
     try {
       api_.destroy(api_.ctx);
     } catch (...) {
@@ -156,10 +182,10 @@ std::unique_ptr<LoadedPlugin> load_plugin(const PluginConfig& cfg, const std::st
   tsr_status status = TSR_OK;
   std::string thrown;
   bool threw = false;
-  clear_last_error();
   // The entry point breaks the ABI if it throws, but a plugin is C++ built
   // with our compiler, so the exception can be caught and reported.
   try {
+    PluginCall call(plugin.get());
     status = init(&args, &raw);
   } catch (const std::exception& e) {
     threw = true;
@@ -177,10 +203,8 @@ std::unique_ptr<LoadedPlugin> load_plugin(const PluginConfig& cfg, const std::st
     load_error("entry point threw a C++ exception: " + thrown);
   }
   if (status != TSR_OK) {
-    std::string message = last_error_message();
-    if (last_error_status() == TSR_OK || message.empty()) message = "(the plugin gave no message)";
     fail(status == TSR_ERR_VERSION ? TSR_ERR_VERSION : TSR_ERR_LOAD,
-         who + "entry point failed with " + status_name(status) + ": " + message);
+         who + "entry point failed with " + status_name(status) + ": " + plugin_message());
   }
   if (raw == nullptr) load_error("entry point returned TSR_OK but no plugin api");
 

@@ -88,20 +88,4 @@ bool can_cast(int32_t from, int32_t to) {
   return true;
 }
 
-const char* torch_dtype_name(int32_t dtype) {
-  switch (dtype) {
-    case TSR_FLOAT32: return "Float";
-    case TSR_FLOAT64: return "Double";
-    case TSR_FLOAT16: return "Half";
-    case TSR_BFLOAT16: return "BFloat16";
-    case TSR_INT8: return "Char";
-    case TSR_UINT8: return "Byte";
-    case TSR_INT16: return "Short";
-    case TSR_INT32: return "Int";
-    case TSR_INT64: return "Long";
-    case TSR_BOOL: return "Bool";
-    default: return "Undefined";
-  }
-}
-
 }  // namespace tessera::rt

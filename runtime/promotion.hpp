@@ -38,8 +38,4 @@ int32_t result_type(std::span<const Operand> ops);
 // tensor (no floating -> integral or bool, no integral -> bool).
 bool can_cast(int32_t from, int32_t to);
 
-// ATen's ScalarType name ("Float", "Long", ...), as PyTorch's messages spell
-// it: "result type Float can't be cast to the desired output type Long".
-const char* torch_dtype_name(int32_t dtype);
-
 }  // namespace tessera::rt

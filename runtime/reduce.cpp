@@ -15,12 +15,12 @@ int32_t reduced_dtype(int32_t op, int32_t dtype) {
       if (!tsr_dtype_is_floating(dtype))
         fail(TSR_ERR_TYPE,
              std::string("mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                         "complex dtype. Got: ") + torch_dtype_name(dtype));
+                         "complex dtype. Got: ") + tsr_dtype_name(dtype));
       return dtype;
     case TSR_OP_ARGMAX: return TSR_INT64;
     case TSR_OP_MAX:
     case TSR_OP_MIN: return dtype;
-    default: fail(TSR_ERR_INVALID_ARGUMENT, std::string(tsr_op_name(op)) + " is not a reduction");
+    default: fail(TSR_ERR_INVALID_ARGUMENT, op_label(op) + " is not a reduction");
   }
 }
 }  // namespace

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "error.hpp"
+#include "plugin_call.hpp"
 
 namespace tessera::rt {
 
@@ -54,6 +55,7 @@ void Registry::add(const LoadedPlugin& plugin) {
   entry.plugin = &plugin;
   entry.ctx = api.ctx;
   entry.iface = &plugin.device();
+  PluginCall call(&plugin);
   entry.device_count = entry.iface->device_count(entry.ctx);
   if (entry.device_count < 0) entry.device_count = 0;
   if (entry.device_count == 0 && entry.iface->unavailable_reason) {
@@ -65,14 +67,14 @@ void Registry::add(const LoadedPlugin& plugin) {
     props.struct_size = sizeof props;
     if (entry.iface->get_properties(entry.ctx, i, &props) != TSR_OK)
       fail(TSR_ERR_LOAD, "plugin \"" + plugin.config().name + "\": get_properties failed for device " +
-                             std::to_string(i));
+                             std::to_string(i) + ": " + plugin_message());
     props.name[sizeof props.name - 1] = '\0';
     entry.properties.push_back(props);
   }
 
   KernelTable table{};
   for (const tsr_kernel_entry& k : plugin.kernels())
-    table[static_cast<size_t>(k.op)][static_cast<size_t>(k.dtype)] = KernelSlot{k.fn, api.ctx};
+    table[static_cast<size_t>(k.op)][static_cast<size_t>(k.dtype)] = KernelSlot{k.fn, api.ctx, &plugin};
 
   int slot = slot_of_type_[static_cast<size_t>(type)];
   if (slot >= 0) {

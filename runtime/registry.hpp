@@ -1,7 +1,7 @@
 // The registry: which plugin owns each device type, and for every
 // (device type, op, dtype) the kernel to call. Filled once while the runtime
-// is created and read without locks afterwards (DESIGN.md §2, rule 5):
-// dispatch is three array indexes, no string work and no allocation.
+// is created and read without locks afterwards: dispatch is three array
+// indexes, no string work and no allocation (the guide's "hot paths" rule).
 #pragma once
 
 #include <array>
@@ -18,6 +18,7 @@ namespace tessera::rt {
 struct KernelSlot {
   tsr_kernel_fn fn = nullptr;
   void* ctx = nullptr;
+  const LoadedPlugin* plugin = nullptr;  // whose kernel: errors and log lines name it
 };
 
 // One kind of device and the plugin that drives it.

@@ -25,6 +25,12 @@ std::unique_ptr<tsr_runtime> create_runtime(const tsr_runtime_options* user) {
       fail(TSR_ERR_INVALID_ARGUMENT, "tsr_runtime_options.struct_size " + std::to_string(user->struct_size) +
                                          " is too small; set it to TSR_RUNTIME_OPTIONS_STRUCT_SIZE");
     std::memcpy(&opts, user, std::min(user->struct_size, sizeof opts));
+    // A caller of another major lays out every struct and enum its own way:
+    // refuse it before anything else (version.h). 0: not stated.
+    if (opts.abi_version != 0 && TSR_VERSION_MAJOR(opts.abi_version) != TSR_ABI_VERSION_MAJOR)
+      fail(TSR_ERR_VERSION, "tsr_runtime_create: the caller was compiled against Tessera ABI " +
+                                version_text(opts.abi_version) + ", but this libtessera speaks ABI " +
+                                version_text(TSR_ABI_VERSION) + "; rebuild against this version's headers");
   }
   auto rt = std::make_unique<tsr_runtime>();
   if (opts.config_json != nullptr) {
@@ -94,6 +100,8 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
     pj["abi_version"] = version_text(p->abi_version());
     pj["device_type"] = api.device_type_name ? api.device_type_name : "";
     pj["kernels"] = p->kernels().size();
+    pj["priority"] = p->config().priority;
+    pj["fallback"] = p->config().fallback;
     pj["devices"] = json::array();
     const DeviceType* type = rt.registry.device_type_by_name(pj["device_type"].get<std::string>());
     if (type != nullptr && type->plugin == p.get()) {
@@ -137,6 +145,8 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
   for (const auto& pj : doc["plugins"]) {
     out << "  " << pj["name"].get<std::string>() << " " << pj["version"].get<std::string>() << " (ABI "
         << pj["abi_version"].get<std::string>() << ") " << pj["path"].get<std::string>() << "\n";
+    out << "    priority " << pj["priority"].get<int64_t>() << ", CPU fallback "
+        << (pj["fallback"].get<bool>() ? "on (ops it lacks run on the cpu, with copies)" : "off") << "\n";
     out << "    device type \"" << pj["device_type"].get<std::string>() << "\", " << pj["kernels"].get<size_t>()
         << " kernels over " << pj["ops"].size() << " ops\n";
     for (const auto& d : pj["devices"]) {

@@ -23,6 +23,25 @@ struct PluginFailure {
   tsr_status status = TSR_OK;
 };
 
+// Which (device type, op, dtype) has already logged its CPU-fallback warning
+// (Note [CPU fallback] in fallback.cpp): one bit each, set once.
+class FallbackWarnings {
+ public:
+  // True for the first call with these values only (thread-safe).
+  bool first(int32_t type, int32_t op, int32_t dtype) noexcept {
+    if (type < 0 || type >= Registry::kMaxTypeNumber || op < 0 || op >= TSR_OP_COUNT || dtype < 0 ||
+        dtype >= TSR_DTYPE_COUNT)
+      return false;
+    const uint64_t bit = uint64_t{1} << (op % 64);
+    auto& word = bits_[static_cast<size_t>(type)][static_cast<size_t>(dtype)][static_cast<size_t>(op / 64)];
+    return (word.fetch_or(bit, std::memory_order_relaxed) & bit) == 0;
+  }
+
+ private:
+  static constexpr size_t kWords = (TSR_OP_COUNT + 63) / 64;
+  std::array<std::array<std::array<std::atomic<uint64_t>, kWords>, TSR_DTYPE_COUNT>, Registry::kMaxTypeNumber> bits_{};
+};
+
 }  // namespace tessera::rt
 
 struct tsr_runtime {
@@ -40,9 +59,7 @@ struct tsr_runtime {
   std::atomic<uint64_t> rng_counter{0};
   std::atomic<int32_t> print_precision{4};
   std::atomic<int32_t> float32_matmul_precision{TSR_MATMUL_PRECISION_HIGHEST};
-  // Per device type, one bit per op that already warned about running in the
-  // CPU fallback (Note [CPU fallback] in fallback.cpp).
-  std::array<std::atomic<uint64_t>, tessera::rt::Registry::kMaxTypeNumber> fallback_warned{};
+  tessera::rt::FallbackWarnings fallback_warnings;
   // Tensors and storages alive, to report leaks at shutdown.
   std::atomic<int64_t> live_tensors{0};
   std::atomic<int64_t> live_storages{0};

@@ -457,13 +457,13 @@ Layout as_strided(const Layout& /*src*/, int32_t ndim, const int64_t* shape, con
   if (!empty) {
     // PyTorch wraps silently here; an offset past any storage is an error.
     if (__builtin_mul_overflow(offset, item, &offset_bytes) || __builtin_add_overflow(required, offset_bytes, &required))
-      fail(TSR_ERR_INVALID_ARGUMENT, "setStorage: storage offset " + num(offset) + " with sizes " +
+      fail(TSR_ERR_INVALID_ARGUMENT, "as_strided: storage offset " + num(offset) + " with sizes " +
                                          format_list(shape, ndim) + ", strides " + format_list(strides, ndim) +
                                          " and itemsize " + num(item) + " overflows a 64-bit byte size");
     if (__builtin_mul_overflow(storage_numel, item, &available)) available = kInt64Max;
     if (required > available)
       fail(TSR_ERR_INVALID_ARGUMENT,
-           "setStorage: sizes " + format_list(shape, ndim) + ", strides " + format_list(strides, ndim) +
+           "as_strided: sizes " + format_list(shape, ndim) + ", strides " + format_list(strides, ndim) +
                ", storage offset " + num(offset) + ", and itemsize " + num(item) + " requiring a storage size of " +
                num(required) + " are out of bounds for storage of size " + num(available));
   }

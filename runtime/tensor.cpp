@@ -6,6 +6,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "plugin_call.hpp"
 #include "shape.hpp"
 
 namespace tessera::rt {
@@ -15,6 +16,7 @@ void Storage::release() noexcept {
   if (external) {
     if (deleter) deleter(deleter_ctx, data);
   } else if (data != nullptr) {
+    PluginCall call(device_type->plugin);
     device_type->iface->deallocate(device_type->ctx, device.index, data, nbytes);
   }
   rt->live_storages.fetch_sub(1, std::memory_order_relaxed);
@@ -29,13 +31,15 @@ Storage* allocate_storage(tsr_runtime& rt, const DeviceType& type, tsr_device de
   auto s = std::make_unique<Storage>();  // first, so that a failure here cannot leak the device memory
   void* data = nullptr;
   if (nbytes > 0) {
-    tsr_status st = type.iface->allocate(type.ctx, device.index, nbytes, &data);
-    if (st != TSR_OK || data == nullptr) {
-      std::string why = last_error_message();
-      fail(st == TSR_OK ? TSR_ERR_OUT_OF_MEMORY : st,
-           "allocating " + std::to_string(nbytes) + " bytes on " + rt.registry.device_name(device) +
-               " failed" + (why.empty() ? std::string() : ": " + why));
+    tsr_status st;
+    {
+      PluginCall call(type.plugin);
+      st = type.iface->allocate(type.ctx, device.index, nbytes, &data);
     }
+    if (st != TSR_OK || data == nullptr)
+      fail(st == TSR_OK ? TSR_ERR_OUT_OF_MEMORY : st,
+           "allocating " + std::to_string(nbytes) + " bytes on " + rt.registry.device_name(device) + " failed: " +
+               (st == TSR_OK ? std::string("the plugin returned TSR_OK but no memory") : plugin_message()));
   }
   s->rt = &rt;
   s->device_type = &type;

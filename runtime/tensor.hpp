@@ -87,8 +87,9 @@ class TensorRef {
 
 // A new view record over t's storage.
 TensorRef make_view(const tsr_tensor& t, const Layout& layout);
-// A new tensor with fresh, uninitialised memory and the given layout rules:
-// row-major when `layout` is null.
+// A new tensor with fresh, uninitialised memory viewed through `layout`
+// (its shape, strides and offset as given; contiguous_layout() gives the
+// row-major one); the storage spans the layout's extent.
 TensorRef make_tensor(tsr_runtime& rt, const Layout& layout, int32_t dtype, tsr_device device);
 // The first view of a new storage; takes over the storage's one reference.
 TensorRef adopt_storage(Storage* s, const Layout& layout, int32_t dtype);

@@ -92,20 +92,21 @@ double bytes_of(int64_t elements, tsr_dtype dtype) {
 struct Entry {
   std::string name;
   tsr_dtype dtype;
+  tsr_op op;  // the op it times: a device without its native kernel runs it through the CPU fallback
   std::function<Workload(const Setup&)> build;
 };
 std::vector<Entry> workloads() {
   std::vector<Entry> w;
   const tsr_dtype f32 = TSR_FLOAT32;
   auto verified = [](const Setup& s, std::function<Tensor()> ref) { return s.cpu ? ref : std::function<Tensor()>{}; };
-  w.push_back({"add_out", f32, [=](const Setup& s) {  // c = a + b into an existing c
+  w.push_back({"add_out", f32, TSR_OP_ADD, [=](const Setup& s) {  // c = a + b into an existing c
     const int64_t n = s.n;
     Tensor a = input(s, {n}, f32), b = input(s, {n}, f32), c = Tensor::empty(s.rt, {n}, f32, s.dev);
     return Workload{"add_out", f32, std::to_string(n), bytes_of(3 * n, f32), 0, 1.3e-6, 1e-5,
                     [=] { check(tsr_binary_out(TSR_OP_ADD, a.get(), b.get(), c.get())); }, [=] { return c; },
                     verified(s, [=, &s] { return on_cpu64(s, a).binary(TSR_OP_ADD, on_cpu64(s, b)); })};
   }});
-  w.push_back({"bcast_add_out", f32, [=](const Setup& s) {  // (rows, cols) + (cols,) into an existing output
+  w.push_back({"bcast_add_out", f32, TSR_OP_ADD, [=](const Setup& s) {  // (rows, cols) + (cols,) into an existing output
     const int64_t cols = std::min<int64_t>(s.n, 4096), rows = std::max<int64_t>(s.n / cols, 1);
     Tensor x = input(s, {rows, cols}, f32), v = input(s, {cols}, f32), c = Tensor::empty(s.rt, {rows, cols}, f32, s.dev);
     return Workload{"bcast_add_out", f32, std::to_string(rows) + "x" + std::to_string(cols),
@@ -113,7 +114,7 @@ std::vector<Entry> workloads() {
                     [=] { check(tsr_binary_out(TSR_OP_ADD, x.get(), v.get(), c.get())); }, [=] { return c; },
                     verified(s, [=, &s] { return on_cpu64(s, x).binary(TSR_OP_ADD, on_cpu64(s, v)); })};
   }});
-  w.push_back({"add_transposed_out", f32, [=](const Setup& s) {  // a.T + b: one operand read across its rows
+  w.push_back({"add_transposed_out", f32, TSR_OP_ADD, [=](const Setup& s) {  // a.T + b: one operand read across its rows
     const int64_t side = std::max<int64_t>(static_cast<int64_t>(std::sqrt(static_cast<double>(s.n))), 1);
     Tensor a = input(s, {side, side}, f32), b = input(s, {side, side}, f32);
     Tensor c = Tensor::empty(s.rt, {side, side}, f32, s.dev);
@@ -124,20 +125,20 @@ std::vector<Entry> workloads() {
   }});
   for (tsr_op op : {TSR_OP_RELU, TSR_OP_SIGMOID, TSR_OP_EXP}) {
     const std::string name = std::string(tsr_op_name(op)) + "_out";
-    w.push_back({name, f32, [=](const Setup& s) {  // op(a) into an existing output
+    w.push_back({name, f32, op, [=](const Setup& s) {  // op(a) into an existing output
       Tensor a = input(s, {s.n}, f32), c = Tensor::empty(s.rt, {s.n}, f32, s.dev);
       return Workload{name, f32, std::to_string(s.n), bytes_of(2 * s.n, f32), 0, 1.3e-6, 1e-5,
                       [=] { check(tsr_unary_out(op, a.get(), c.get())); }, [=] { return c; },
                       verified(s, [=, &s] { return on_cpu64(s, a).unary(op); })};
     }});
   }
-  w.push_back({"sum", f32, [=](const Setup& s) {  // a full sum of values in [0, 1): no cancellation
+  w.push_back({"sum", f32, TSR_OP_SUM, [=](const Setup& s) {  // a full sum of values in [0, 1): no cancellation
     Tensor a = input(s, {s.n}, f32, false);
     auto out = std::make_shared<Tensor>(nullptr);
     return Workload{"sum", f32, std::to_string(s.n), bytes_of(s.n, f32), 0, 1e-5, 0, [=] { *out = a.sum(); },
                     [=] { return *out; }, verified(s, [=, &s] { return on_cpu64(s, a).sum(); })};
   }});
-  w.push_back({"transpose_copy", f32, [=](const Setup& s) {  // dst = src.T, into an existing square tensor
+  w.push_back({"transpose_copy", f32, TSR_OP_COPY, [=](const Setup& s) {  // dst = src.T, into an existing square tensor
     const int64_t side = std::max<int64_t>(static_cast<int64_t>(std::sqrt(static_cast<double>(s.n))), 1);
     Tensor src = input(s, {side, side}, f32), dst = Tensor::empty(s.rt, {side, side}, f32, s.dev);
     return Workload{"transpose_copy", f32, std::to_string(side) + "x" + std::to_string(side),
@@ -146,7 +147,7 @@ std::vector<Entry> workloads() {
   }});
   // Square matmuls of about 64·n multiply-adds (1024^3 for n = 2^24), in each float dtype.
   for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16}) {
-    w.push_back({"matmul", d, [=](const Setup& s) {
+    w.push_back({"matmul", d, TSR_OP_MATMUL, [=](const Setup& s) {
       const int64_t side = std::clamp<int64_t>(
           static_cast<int64_t>(std::cbrt(64.0 * static_cast<double>(s.n)) / 16) * 16, 16, 4096);
       Tensor a = input(s, {side, side}, d), b = input(s, {side, side}, d);
@@ -162,7 +163,7 @@ std::vector<Entry> workloads() {
                       verified(s, [=, &s] { return on_cpu64(s, a).matmul(on_cpu64(s, b)); })};
     }});
   }
-  w.push_back({"tiny_add", f32, [=](const Setup& s) {  // a one-element add with a new result: the per-op cost
+  w.push_back({"tiny_add", f32, TSR_OP_ADD, [=](const Setup& s) {  // a one-element add with a new result: the per-op cost
     Tensor a = input(s, {1}, f32), b = input(s, {1}, f32);
     auto out = std::make_shared<Tensor>(nullptr);
     return Workload{"tiny_add", f32, "1", 0, 0, 1.3e-6, 1e-5, [=] { *out = a.binary(TSR_OP_ADD, b); },
@@ -265,6 +266,10 @@ int bench(const Options& opts) {
           r.flops = w.flops;
           w.run();
           r.check = verify(setup, w);
+          // A row timed through the CPU fallback measures copies, not the device: say so.
+          if (tsr_runtime_has_kernel(rt.get(), dev, entry.op, entry.dtype) == 0)
+            r.check += " (CPU fallback: no native " + std::string(tsr_op_name(entry.op)) + " " +
+                       tsr_dtype_name(entry.dtype) + " kernel)";
           if (r.check.rfind("FAILED", 0) != 0) r.seconds = time_it(setup, w, seconds);  // a wrong result has no speed
         } catch (const Error& e) {
           r.check = e.status() == TSR_ERR_UNSUPPORTED ? std::string("not supported") : std::string("ERROR: ") + e.what();

@@ -4,8 +4,11 @@
 // conformance_ops.cpp for what is checked.
 //
 // Exit status: 0 every check passed (skips allowed), 1 a check failed,
-// 2 bad arguments or a library that cannot be opened, 77 the plugin works
-// but has no device to run on here (the reason is printed; ctest's skip code).
+// 2 unusable: bad arguments, a library that cannot be opened, or a plugin
+// that no runtime would load (its init throws or fails, it speaks another
+// ABI major, its api or a required table is NULL or too small; the reason
+// is printed as "UNUSABLE: ..."), 77 the plugin works but has no device to
+// run on here (the reason is printed; ctest's skip code).
 #include <unistd.h>
 
 #include <climits>
@@ -79,7 +82,14 @@ int conformance(const Options& opts) {
   std::printf("plugin:    %s\n", path.c_str());
   std::printf("reference: %s\n", ref_path.c_str());
   int status = 0;
-  if (check_abi(*plugin, report)) {
+  std::string unusable;
+  if (!check_abi(*plugin, report, unusable)) {
+    std::printf("\n");
+    report.print(stdout, opts.verbose);
+    std::printf("UNUSABLE: %s\n", unusable.c_str());
+    return 2;
+  }
+  {
     const tsr_plugin_api& api = plugin->api();
     std::printf("device:    %s, plugin %s %s, ABI %u.%u\n", api.device_type_name, api.plugin_name,
                 api.plugin_version ? api.plugin_version : "?", TSR_VERSION_MAJOR(api.abi_version),

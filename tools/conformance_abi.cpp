@@ -59,12 +59,21 @@ std::string why(tsr_status st) { return "status " + std::to_string(st) + ": " + 
 
 }  // namespace
 
-bool check_abi(PluginHandle& plugin, Report& r) {
+bool check_abi(PluginHandle& plugin, Report& r, std::string& unusable) {
   const std::string g = "abi";
+  // A check without which no runtime would load the plugin: the first one
+  // that fails is the reason it is unusable.
+  const auto need = [&](bool ok, const std::string& name, const std::string& detail) {
+    r.expect(ok, g, name, detail);
+    if (!ok && unusable.empty()) unusable = name + ": " + detail;
+    return ok;
+  };
   // A runtime of another major version must be refused, with a message.
   const uint32_t other_major = TSR_MAKE_VERSION(TSR_ABI_VERSION_MAJOR + 1, 0);
   const tsr_plugin_api* api = nullptr;
   tsr_status st = plugin.init(other_major, &api);
+  if (plugin.threw()) return need(false, "init", plugin_error());
+  if (st == TSR_OK && api == nullptr) return need(false, "init", "returned TSR_OK and no api");
   if (st == TSR_OK) {
     r.fail(g, "refuses ABI " + version_text(other_major), "init succeeded for another major version");
   } else {
@@ -72,43 +81,45 @@ bool check_abi(PluginHandle& plugin, Report& r) {
              "returned status " + std::to_string(st) + " instead of TSR_ERR_VERSION");
     r.expect(!plugin_error().empty(), g, "says why it refuses another major", "no message set through set_error");
     st = plugin.init(TSR_ABI_VERSION, &api);
-    if (st != TSR_OK || api == nullptr) {
-      r.fail(g, "init with ABI " + version_text(TSR_ABI_VERSION),
-             api == nullptr && st == TSR_OK ? "returned TSR_OK and no api" : why(st));
-      return false;
-    }
+    if (plugin.threw()) return need(false, "init", plugin_error());
+    if (st != TSR_OK || api == nullptr)
+      return need(false, "init with ABI " + version_text(TSR_ABI_VERSION),
+                  api == nullptr && st == TSR_OK ? "returned TSR_OK and no api" : why(st));
   }
   r.pass(g, "init with ABI " + version_text(TSR_ABI_VERSION));
   const tsr_plugin_api& a = plugin.api();
-  bool usable = true;
-  usable &= r.expect(TSR_VERSION_MAJOR(a.abi_version) == TSR_ABI_VERSION_MAJOR, g, "api.abi_version major",
-                     "the plugin says ABI " + version_text(a.abi_version) + ", this tool has " +
-                         version_text(TSR_ABI_VERSION));
+  bool usable = need(a.struct_size >= TSR_STRUCT_SIZE(tsr_plugin_api, abi_version), "api.struct_size",
+                     std::to_string(a.struct_size) + " does not even cover abi_version");
+  if (!usable) return false;
+  usable &= need(TSR_VERSION_MAJOR(a.abi_version) == TSR_ABI_VERSION_MAJOR, "api.abi_version major",
+                 "the plugin says ABI " + version_text(a.abi_version) + ", this tool has " +
+                     version_text(TSR_ABI_VERSION));
+  if (!usable) return false;  // nothing past abi_version of another major is read
   r.expect(TSR_VERSION_MINOR(a.abi_version) <= TSR_ABI_VERSION_MINOR || a.struct_size >= TSR_PLUGIN_API_STRUCT_SIZE,
            g, "api.struct_size covers its minor version", "a newer minor version with a shorter api struct");
-  usable &= r.expect(a.struct_size >= kMinApiSize, g, "api.struct_size",
-                     std::to_string(a.struct_size) + " < " + std::to_string(kMinApiSize));
-  usable &= r.expect(a.device != nullptr && a.kernels != nullptr && a.destroy != nullptr, g, "api tables present",
-                     "device, kernels or destroy is NULL");
+  usable &= need(a.struct_size >= kMinApiSize, "api.struct_size",
+                 std::to_string(a.struct_size) + " < " + std::to_string(kMinApiSize));
+  usable &= need(a.device != nullptr && a.kernels != nullptr && a.destroy != nullptr, "api tables present",
+                 "device, kernels or destroy is NULL");
   r.expect(a.device_type_name != nullptr && a.device_type_name[0] != '\0', g, "device type name",
            "device_type_name is empty");
   r.expect(a.plugin_name != nullptr && a.plugin_name[0] != '\0', g, "plugin name", "plugin_name is empty");
   if (!usable) return false;
 
   const tsr_device_iface& d = plugin.device();
-  usable &= r.expect(d.struct_size >= kMinIfaceSize, g, "device.struct_size",
-                     std::to_string(d.struct_size) + " < " + std::to_string(kMinIfaceSize));
-  usable &= r.expect(d.device_count && d.get_properties && d.allocate && d.deallocate && d.copy_host_to_device &&
-                         d.copy_device_to_host && d.copy_device_to_device && d.synchronize,
-                     g, "required device slots", "a required slot of tsr_device_iface is NULL");
+  usable &= need(d.struct_size >= kMinIfaceSize, "device.struct_size",
+                 std::to_string(d.struct_size) + " < " + std::to_string(kMinIfaceSize));
+  usable &= need(d.device_count && d.get_properties && d.allocate && d.deallocate && d.copy_host_to_device &&
+                     d.copy_device_to_host && d.copy_device_to_device && d.synchronize,
+                 "required device slots", "a required slot of tsr_device_iface is NULL");
   r.expect((d.stream_create == nullptr) == (d.stream_destroy == nullptr) &&
                (d.stream_create == nullptr) == (d.stream_synchronize == nullptr),
            g, "stream slots all or none", "some but not all of the stream slots are set");
 
   const tsr_kernel_table& k = plugin.kernels();
-  usable &= r.expect(k.struct_size >= kMinTableSize, g, "kernels.struct_size",
-                     std::to_string(k.struct_size) + " < " + std::to_string(kMinTableSize));
-  usable &= r.expect(k.count == 0 || k.entries != nullptr, g, "kernel entries", "count > 0 and entries NULL");
+  usable &= need(k.struct_size >= kMinTableSize, "kernels.struct_size",
+                 std::to_string(k.struct_size) + " < " + std::to_string(kMinTableSize));
+  usable &= need(k.count == 0 || k.entries != nullptr, "kernel entries", "count > 0 and entries NULL");
   if (!usable) return false;
   std::set<std::pair<int32_t, int32_t>> seen;
   int null_slots = 0, duplicates = 0, unknown = 0;
@@ -118,7 +129,7 @@ bool check_abi(PluginHandle& plugin, Report& r) {
     if (!seen.insert({e.op, e.dtype}).second) ++duplicates;
     if (e.op < 0 || e.op >= TSR_OP_COUNT || e.dtype < 0 || e.dtype >= TSR_DTYPE_COUNT) ++unknown;
   }
-  usable &= r.expect(null_slots == 0, g, "no NULL kernel", std::to_string(null_slots) + " entries claim a NULL function");
+  usable &= need(null_slots == 0, "no NULL kernel", std::to_string(null_slots) + " entries claim a NULL function");
   r.expect(duplicates == 0, g, "no duplicate (op, dtype)", std::to_string(duplicates) + " duplicate entries");
   if (unknown > 0)
     r.skip(g, "unknown ops", std::to_string(unknown) + " entries name ops or dtypes newer than this tool");

@@ -10,8 +10,9 @@
 namespace tessera::tool {
 
 // Version negotiation and the tables' shape; initialises the plugin.
-// Returns false when the plugin cannot be used at all.
-bool check_abi(PluginHandle& plugin, Report& report);
+// Returns false when the plugin cannot be used at all, with the first reason
+// in `unusable`.
+bool check_abi(PluginHandle& plugin, Report& report, std::string& unusable);
 
 // allocate/deallocate and the three copies on `device`: zero and odd sizes,
 // large blocks, many small ones, alignment, round trips; the optional slots.

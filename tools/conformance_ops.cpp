@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -155,6 +156,73 @@ Operand make_operand(int32_t dtype, std::vector<int64_t> shape, Layout layout, b
   return o;
 }
 
+// Note [Cast probes]
+//   COPY's casts are checked from every dtype with values that tell a right
+//   conversion from a near one: integers just past a float's precision, whose
+//   correct rounding differs from rounding twice through a wider type (int64
+//   2^60 + 2^36 + 1 is 2^60 + 2^37 in float32, but 2^60 through a double);
+//   doubles just past float16's and bfloat16's half-ulp; float -> int values
+//   that truncate, wrap, overflow or are NaN (Note [Kernel contracts] in
+//   ops.h states each rule); and the integer ranges' edges. Every element of
+//   the input's storage takes the next value of its dtype's list, and the
+//   result must equal the reference bit for bit (NaN equal to NaN).
+void write_cast_probes(std::vector<unsigned char>& bytes, int32_t dtype) {
+  const size_t elem = tsr_dtype_size(dtype);
+  const size_t n = bytes.size() / elem;
+  const auto each = [&](const auto& values) {
+    for (size_t i = 0; i < n; ++i) {
+      const auto v = values[i % std::size(values)];
+      std::memcpy(bytes.data() + i * elem, &v, elem);
+    }
+  };
+  const auto each_double = [&](const std::vector<double>& values) {
+    for (size_t i = 0; i < n; ++i) tsr_element_from_double(dtype, bytes.data() + i * elem, values[i % values.size()]);
+  };
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  switch (dtype) {
+    case TSR_INT64: {
+      const int64_t big = (int64_t{1} << 60) + (int64_t{1} << 36) + 1;
+      const int64_t v[] = {big, -big, (int64_t{1} << 53) + 1, (int64_t{1} << 24) + (1 << 16) + 1, (1 << 24) + 1,
+                           2049, 65505, 70000, 300, -129, 128, 255, 256, -1, 0, 1,
+                           std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
+      each(v);
+      break;
+    }
+    case TSR_INT32: {
+      const int32_t v[] = {(1 << 24) + (1 << 16) + 1, -((1 << 24) + (1 << 16) + 1), (1 << 24) + 1, 2049, 65505, 70000,
+                           300, -129, 128, 255, 256, -1, 0, 1, std::numeric_limits<int32_t>::max(),
+                           std::numeric_limits<int32_t>::min()};
+      each(v);
+      break;
+    }
+    case TSR_FLOAT64: {
+      const double v[] = {1 + 0x1p-11 + 0x1p-40, -(1 + 0x1p-11 + 0x1p-40), 1 + 0x1p-8 + 0x1p-40, 1 + 0x1p-24 + 0x1p-50,
+                          0.1, 2.5, -2.5, 3.5, 2.7, -2.7, 300.9, -129.5, 1e10, -1e10, 0x1p62, 0x1p63, -0.0,
+                          65519.0, 65520.0, 1e-8, 1e-320, 1e300, inf, -inf, nan};
+      each(v);
+      break;
+    }
+    case TSR_FLOAT32: {
+      const float v[] = {1 + 0x1p-11f + 0x1p-20f, 16777216.0f, 0.1f, 2.5f, -2.5f, 3.5f, 2.7f, -2.7f, 300.9f, -129.5f,
+                         1e10f, -1e10f, 65519.0f, 65520.0f, 1e-40f, -0.0f, std::numeric_limits<float>::infinity(),
+                         -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()};
+      each(v);
+      break;
+    }
+    case TSR_FLOAT16:
+      each_double({0.5, 1.5, -2.5, 2.5, 3.5, 65504, -65504, 0x1p-24, 1000.5, 2049, inf, -inf, nan, -0.0});
+      break;
+    case TSR_BFLOAT16:
+      each_double({0.5, 1.5, -2.5, 2.5, 3.5, 3e38, -3e38, 257, 1e-39, 70000, 1e10, inf, -inf, nan, -0.0});
+      break;
+    case TSR_INT16: each_double({2049, 2047, -2049, 32767, -32768, 300, -129, 255, 256, -1, 0, 1}); break;
+    case TSR_INT8: each_double({127, -128, -1, 0, 1, 100, -100}); break;
+    case TSR_UINT8: each_double({255, 0, 1, 128, 200, 127}); break;
+    case TSR_BOOL: each_double({0, 1, 1, 0}); break;
+    default: break;
+  }
+}
+
 struct Case {
   std::string name;
   std::vector<Operand> inputs;
@@ -253,9 +321,10 @@ Case build_case(int32_t op, int32_t key, Layout layout, int32_t source, uint64_t
       break;
     case Kind::Copy:
       if (source != key) c.name += std::string(" from ") + tsr_dtype_name(source);
-      c.inputs.push_back(make_operand(source, shape_of({5, 7}), layout, false, r,
-                                      source == key ? Domain::General : Domain::Positive));
+      c.inputs.push_back(make_operand(source, shape_of({5, 7}), layout, false, r, Domain::General));
+      write_cast_probes(c.inputs.back().bytes, source);  // Note [Cast probes]
       c.out = make_operand(out_dt, shape_of({5, 7}), out_layout, true, r, Domain::General);
+      c.tolerance_scale = 0;  // a cast is exact
       break;
     case Kind::Binary:
     case Kind::Compare:
@@ -501,7 +570,9 @@ void check_ops(const PluginHandle& p, const PluginHandle& ref, int32_t device, c
         continue;
       }
       std::vector<int32_t> sources = {key};
-      if (op == TSR_OP_COPY && key != TSR_INT32) sources.push_back(TSR_INT32);
+      if (op == TSR_OP_COPY)  // casts from every dtype (Note [Cast probes])
+        for (int32_t from = 0; from < TSR_DTYPE_COUNT; ++from)
+          if (from != key) sources.push_back(from);
       for (int32_t source : sources)
         for (Layout layout : layouts_of(kind_of(op), op)) {
           Case c = build_case(op, key, layout, source, seed++);

@@ -70,7 +70,7 @@ void views(const Runtime& rt, tsr_device dev) {
   try {
     x.T().view({12});
   } catch (const Error& e) {
-    std::printf("view failed: %.46s\n", e.what());
+    std::printf("view failed: %s\n", e.what());
   }
   std::printf("%s %s %s\n", yes_no(x.same_storage(x.T())).c_str(), yes_no(x.same_storage(x.T().reshape({12}))).c_str(),
               yes_no(x.same_storage(x.view({12}))).c_str());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 
 namespace tessera::tool {
 
@@ -65,7 +66,24 @@ tsr_status PluginHandle::init(uint32_t abi_version, const tsr_plugin_api** out) 
   args.options_json = "{}";
   args.instance_name = "under_test";
   clear_plugin_error();
-  tsr_status st = entry_(&args, out);
+  tsr_status st = TSR_OK;
+  // An entry point that throws breaks the ABI; a C++ plugin built with our
+  // compiler lets the exception reach here, where it is reported rather than
+  // ending the tool (std::terminate). The library then stays mapped, as the
+  // runtime's loader keeps it: a half-run init may have left code running.
+  try {
+    st = entry_(&args, out);
+  } catch (const std::exception& e) {
+    last_plugin_error = std::string("tsr_plugin_init threw a C++ exception: ") + e.what();
+    threw_ = true;
+  } catch (...) {
+    last_plugin_error = "tsr_plugin_init threw a C++ exception not derived from std::exception";
+    threw_ = true;
+  }
+  if (threw_) {
+    *out = nullptr;
+    return TSR_ERR_INTERNAL;
+  }
   if (st != TSR_OK || *out == nullptr) return st;
   raw_ = *out;
   copy_struct(api_, raw_);
@@ -76,7 +94,7 @@ tsr_status PluginHandle::init(uint32_t abi_version, const tsr_plugin_api** out) 
 
 PluginHandle::~PluginHandle() {
   if (raw_ != nullptr && api_.destroy != nullptr) api_.destroy(api_.ctx);
-  if (library_ != nullptr) dlclose(library_);
+  if (library_ != nullptr && !threw_) dlclose(library_);
 }
 
 }  // namespace tessera::tool

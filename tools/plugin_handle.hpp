@@ -31,7 +31,8 @@ class PluginHandle {
 
   // Calls the entry point as a runtime of ABI `abi_version` would, with
   // options "{}". On success the instance is kept (destroyed with the
-  // handle; a second successful init is refused here).
+  // handle; a second successful init is refused here). An entry point that
+  // throws gives TSR_ERR_INTERNAL with the exception's text in plugin_error().
   tsr_status init(uint32_t abi_version, const tsr_plugin_api** out);
 
   // The api and tables of the initialised instance, copied into zeroed
@@ -41,6 +42,7 @@ class PluginHandle {
   const tsr_kernel_table& kernels() const { return kernels_; }
   void* ctx() const { return api_.ctx; }
   const std::string& path() const { return path_; }
+  bool threw() const { return threw_; }  // the entry point let a C++ exception out
 
  private:
   PluginHandle() = default;
@@ -48,6 +50,7 @@ class PluginHandle {
   void* library_ = nullptr;
   tsr_plugin_init_fn entry_ = nullptr;
   const tsr_plugin_api* raw_ = nullptr;
+  bool threw_ = false;  // init threw: the library is never closed
   tsr_plugin_api api_{};
   tsr_device_iface device_{};
   tsr_kernel_table kernels_{};

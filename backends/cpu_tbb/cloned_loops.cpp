@@ -82,7 +82,8 @@ void binary_rows_f32(int op, float* o, const float* a, const float* b, int64_t n
     case TSR_OP_ADD: return add_rows(o, a, b, n, rows, so, sa, sb);
     case TSR_OP_SUB: return sub_rows(o, a, b, n, rows, so, sa, sb);
     case TSR_OP_MUL: return mul_rows(o, a, b, n, rows, so, sa, sb);
-    default: return div_rows(o, a, b, n, rows, so, sa, sb);
+    case TSR_OP_DIV: return div_rows(o, a, b, n, rows, so, sa, sb);
+    default: return;  // unreachable: callers check has_binary_loop_f32, which lists exactly the cases above
   }
 }
 
@@ -90,7 +91,8 @@ void unary_rows_f32(int op, float* o, const float* a, int64_t n, int64_t rows, i
   switch (op) {
     case TSR_OP_RELU: return relu_rows(o, a, n, rows, so, sa);
     case TSR_OP_EXP: return exp_rows(o, a, n, rows, so, sa);
-    default: return sigmoid_rows(o, a, n, rows, so, sa);
+    case TSR_OP_SIGMOID: return sigmoid_rows(o, a, n, rows, so, sa);
+    default: return;  // unreachable: callers check has_unary_loop_f32, which lists exactly the cases above
   }
 }
 

@@ -19,11 +19,15 @@
 
 #include <cstdint>
 
+#include "tessera/ops.h"
+
 namespace tessera::cpu_tbb {
 
 // Whether binary_rows_f32 / unary_rows_f32 have a loop for `op`.
-constexpr bool has_binary_loop_f32(int op) { return op >= 2 && op <= 5; }  // ADD, SUB, MUL, DIV
-constexpr bool has_unary_loop_f32(int op) { return op == 17 || op == 20 || op == 21; }  // EXP, RELU, SIGMOID
+constexpr bool has_binary_loop_f32(int op) {
+  return op == TSR_OP_ADD || op == TSR_OP_SUB || op == TSR_OP_MUL || op == TSR_OP_DIV;
+}
+constexpr bool has_unary_loop_f32(int op) { return op == TSR_OP_EXP || op == TSR_OP_RELU || op == TSR_OP_SIGMOID; }
 
 // o = a (op) b over the runs described above.
 void binary_rows_f32(int op, float* o, const float* a, const float* b, int64_t n, int64_t rows, int64_t so, int64_t sa,

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
 
   memset(&opts, 0, sizeof opts);
   opts.struct_size = TSR_RUNTIME_OPTIONS_STRUCT_SIZE;
+  opts.abi_version = TSR_ABI_VERSION; /* a library of another major refuses us */
   opts.config_path = argc > 1 ? argv[1] : NULL;
   if (tsr_runtime_create(&opts, &rt) != TSR_OK) {
     fprintf(stderr, "runtime: %s\n", tsr_last_error_message());
@@ -112,12 +113,28 @@ int main(int argc, char** argv) {
     CHECK(memcmp(cell, untouched, 8) == 0 && tsr_element_to_double(42, cell) == 0.0);
   }
 
+  /* One element by index, and a column-major (Fortran) copy out (ABI 1.4). */
+  {
+    const int64_t at[2] = {-1, 0}; /* c[1][0] = 4 + 10 */
+    float fortran_out[6];
+    const int64_t col_major[2] = {1, 2};
+    tsr_scalar v;
+    CHECK_OK(tsr_tensor_get_item(c, 2, at, &v));
+    CHECK(v.kind == TSR_SCALAR_FLOAT && v.f == 14.0);
+    CHECK_OK(tsr_tensor_set_item(c, 2, at, tsr_scalar_float(-1.0)));
+    CHECK_OK(tsr_copy_to_host(c, fortran_out, sizeof fortran_out, col_major));
+    CHECK(fortran_out[0] == 11.0f && fortran_out[1] == -1.0f && fortran_out[2] == 22.0f && fortran_out[5] == 36.0f);
+    CHECK(tsr_tensor_is_host_accessible(c) == 1);
+    CHECK(tsr_dtype_itemsize(TSR_FLOAT32) == 4 && strcmp(tsr_op_get_name(TSR_OP_ADD), "add") == 0);
+  }
+
   tsr_tensor_release(t);
   tsr_tensor_release(s);
   tsr_tensor_release(c);
   tsr_tensor_release(b);
   tsr_tensor_release(a);
-  tsr_runtime_destroy(rt);
+  /* Nothing is alive any more, so the shutdown succeeds. */
+  CHECK(tsr_runtime_destroy(rt) == TSR_OK);
   printf("c99_consumer: %d check(s) failed\n", failures);
   return failures == 0 ? 0 : 1;
 }

@@ -12,10 +12,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "stderr_capture.hpp"
 #include "tessera/tessera.hpp"
 
 using tessera::Error;
 using tessera::Runtime;
+using tessera::test::StderrCapture;
 using tessera::Tensor;
 
 namespace {
@@ -51,39 +53,6 @@ void require_same(const Runtime& rt, const Tensor& actual_on_arena, const Tensor
 Tensor arange_f32(const Runtime& rt, int64_t n, tsr_device dev) {
   return Tensor::arange(rt, 0, n, 1, TSR_FLOAT32, dev).binary(TSR_OP_MUL, 0.37).binary(TSR_OP_SUB, 3.0);
 }
-
-// Captures what the runtime writes on stderr while it lives.
-class StderrCapture {
- public:
-  StderrCapture() {
-    std::fflush(stderr);
-    saved_ = dup(2);
-    std::FILE* f = std::tmpfile();
-    file_ = f;
-    dup2(fileno(f), 2);
-  }
-  ~StderrCapture() { restore(); }
-  std::string text() {
-    restore();
-    std::rewind(file_);
-    std::string s;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, file_)) > 0) s.append(buf, n);
-    return s;
-  }
-
- private:
-  void restore() {
-    if (saved_ < 0) return;
-    std::fflush(stderr);
-    dup2(saved_, 2);
-    close(saved_);
-    saved_ = -1;
-  }
-  int saved_ = -1;
-  std::FILE* file_ = nullptr;
-};
 
 size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;
@@ -185,10 +154,10 @@ TEST_CASE("each op that falls back warns once") {
     log = capture.text();
   }
   INFO(log);
-  REQUIRE(count(log, "warning: exp is not implemented by device type arena (plugin \"arena\"); running it on "
+  REQUIRE(count(log, "warning: exp (float32) has no kernel in plugin \"arena\" for arena:0; running it on "
                      "the CPU with copies in and out") == 1);
-  REQUIRE(count(log, "warning: tanh is not implemented") == 1);
-  REQUIRE(count(log, "warning: arange is not implemented") == 1);
+  REQUIRE(count(log, "warning: tanh (float32) has no kernel") == 1);
+  REQUIRE(count(log, "warning: arange (float32) has no kernel") == 1);
   REQUIRE(count(log, "warning:") == 3);
 }
 

@@ -15,9 +15,13 @@ for expected in \
   'FAIL fill float32 contiguous: wrote outside the output' \
   'FAIL neg float32 contiguous: input 0 changed' \
   'FAIL add float32 transposed: ' \
-  'FAIL add float32 step-sliced: '; do
+  'FAIL add float32 step-sliced: ' \
+  'FAIL copy float32 contiguous from int64: ' \
+  'FAIL copy float32 transposed from int64: '; do
   grep -qF -- "$expected" <<<"$out" || fail "missing: $expected"
 done
+! grep -qE 'FAIL copy float32 [a-z0-9-]+( from (int32|int16|int8|uint8|bool|float64|float16|bfloat16))?:' <<<"$out" ||
+  fail "a correct cast was reported"
 for correct in 'FAIL sub ' 'FAIL add float32 contiguous' 'FAIL memory '; do
   ! grep -qF -- "$correct" <<<"$out" || fail "a correct part was reported: $correct"
 done

@@ -181,11 +181,11 @@ TEST_CASE("element counts and byte sizes that overflow 64 bits are errors", "[li
     const int64_t two = 2, unit = 1;
     expect_fail([&](tsr_tensor** o) { return tsr_as_strided(one, 1, &two, &unit, int64_t{1} << 60, o); },
                 TSR_ERR_INVALID_ARGUMENT,
-                "setStorage: sizes [2], strides [1], storage offset 1152921504606846976, and itemsize 4 requiring a "
+                "as_strided: sizes [2], strides [1], storage offset 1152921504606846976, and itemsize 4 requiring a "
                 "storage size of 4611686018427387912 are out of bounds for storage of size 4");
     expect_fail([&](tsr_tensor** o) { return tsr_as_strided(one, 1, &two, &unit, kMax64 - 4, o); },
                 TSR_ERR_INVALID_ARGUMENT,
-                "setStorage: storage offset 9223372036854775803 with sizes [2], strides [1] and itemsize 4 overflows "
+                "as_strided: storage offset 9223372036854775803 with sizes [2], strides [1] and itemsize 4 overflows "
                 "a 64-bit byte size");
 
     Owned empty(make_zeros({0}));
@@ -358,7 +358,7 @@ TEST_CASE("negative strides and offsets are refused", "[limits]") {
   // Non-negative but reaching past the storage (PyTorch counts in bytes).
   const int64_t three = 3;
   expect_fail([&](tsr_tensor** o) { return tsr_as_strided(t, 1, &three, &two, 0, o); }, TSR_ERR_INVALID_ARGUMENT,
-              "setStorage: sizes [3], strides [2], storage offset 0, and itemsize 4 requiring a storage size of 20 "
+              "as_strided: sizes [3], strides [2], storage offset 0, and itemsize 4 requiring a storage size of 20 "
               "are out of bounds for storage of size 16");
   // A reversed slice would need a negative stride: steps must be positive.
   expect_fail([&](tsr_tensor** o) { return tsr_slice(t, 0, TSR_SLICE_NONE, TSR_SLICE_NONE, -1, o); },

@@ -20,11 +20,7 @@ tsr_device cpu() {
   return d;
 }
 
-std::string torch_name(tsr_dtype d) {
-  static const char* const names[TSR_DTYPE_COUNT] = {"Float", "Double", "Half", "BFloat16", "Char",
-                                                     "Byte",  "Short",  "Int",  "Long",     "Bool"};
-  return d >= 0 && d < TSR_DTYPE_COUNT ? names[d] : "?";
-}
+std::string dtype_name(tsr_dtype d) { return tsr_dtype_name(d); }
 
 tsr_dtype promote(tsr_dtype a, tsr_dtype b) {
   // torch.promote_types over the dtype enum order (printed by torch 1.13).

@@ -28,8 +28,8 @@ inline constexpr std::array<tsr_dtype, TSR_DTYPE_COUNT> kDtypes{
     TSR_UINT8,   TSR_INT16,   TSR_INT32,   TSR_INT64,    TSR_BOOL};
 
 inline bool is_float(tsr_dtype d) { return tsr_dtype_is_floating(d) != 0; }
-// PyTorch's ScalarType name as its messages spell it ("Float", "Long").
-std::string torch_name(tsr_dtype d);
+// Tessera's dtype name, as every message spells it ("float32", "int64").
+std::string dtype_name(tsr_dtype d);
 // PyTorch 1.13's torch.promote_types (hard-coded from torch).
 tsr_dtype promote(tsr_dtype a, tsr_dtype b);
 // PyTorch's canCast: no floating -> integral, no non-bool -> bool.

@@ -360,8 +360,8 @@ Outcome inplace_outcome(tsr_op op, tsr_dtype a, tsr_dtype b, tsr_dtype common) {
   if (o.kind == Outcome::Error) return o;
   tsr_dtype compute = compute_of(op, common);
   if (!can_cast(compute, a))
-    return error_of(TSR_ERR_TYPE, "result type " + torch_name(compute) + " can't be cast to the desired output type " +
-                                      torch_name(a));
+    return error_of(TSR_ERR_TYPE, "result type " + dtype_name(compute) + " can't be cast to the desired output type " +
+                                      dtype_name(a));
   o.dtype = a;
   return o;
 }
@@ -436,8 +436,8 @@ TEST_CASE("in-place unary ops write through views") {
         std::vector<double> va = values(a.view);
         Outcome want = unary_outcome(op, d);
         if (want.kind != Outcome::Error && want.dtype != d)
-          want = error_of(TSR_ERR_TYPE, "result type " + torch_name(want.dtype) +
-                                            " can't be cast to the desired output type " + torch_name(d));
+          want = error_of(TSR_ERR_TYPE, "result type " + dtype_name(want.dtype) +
+                                            " can't be cast to the desired output type " + dtype_name(d));
         check_inplace(a, want, [&] { return tsr_unary_(op, a.view.get()); },
                       [&] { return unary_reference(op, va, d); });
       }
@@ -450,8 +450,8 @@ namespace {
 Outcome into_outcome(Outcome o, tsr_dtype out) {
   if (o.kind == Outcome::Error) return o;
   if (!can_cast(o.dtype, out))
-    return error_of(TSR_ERR_TYPE, "result type " + torch_name(o.dtype) + " can't be cast to the desired output type " +
-                                      torch_name(out));
+    return error_of(TSR_ERR_TYPE, "result type " + dtype_name(o.dtype) + " can't be cast to the desired output type " +
+                                      dtype_name(out));
   o.dtype = out;
   return o;
 }
@@ -651,7 +651,7 @@ TEST_CASE("out= errors name what is wrong and write nothing") {
        TSR_ERR_INVALID_ARGUMENT, "more than one element of the written-to tensor refers to a single memory location"},
       {"float result into int64", make_output({3, 4}, TSR_INT64, Layout::Transposed),
        [&](const Tensor& o) { return tsr_unary_out(TSR_OP_SIGMOID, f34.get(), o.get()); }, TSR_ERR_TYPE,
-       "result type Float can't be cast to the desired output type Long"},
+       "result type float32 can't be cast to the desired output type int64"},
       {"NULL out", make_output({3, 4}, TSR_FLOAT32, Layout::Contiguous),
        [&](const Tensor&) { return tsr_binary_out(TSR_OP_ADD, f34.get(), f34.get(), nullptr); },
        TSR_ERR_INVALID_ARGUMENT, "out"},
@@ -659,7 +659,10 @@ TEST_CASE("out= errors name what is wrong and write nothing") {
        [&](const Tensor& o) { return tsr_unary_out(TSR_OP_RELU, nullptr, o.get()); }, TSR_ERR_INVALID_ARGUMENT, "a"},
       {"not a binary op", make_output({3, 4}, TSR_FLOAT32, Layout::Contiguous),
        [&](const Tensor& o) { return tsr_binary_out(TSR_OP_RELU, f34.get(), f34.get(), o.get()); },
-       TSR_ERR_INVALID_ARGUMENT, "relu is not a binary op"},
+       TSR_ERR_INVALID_ARGUMENT, "relu (op 20) is not a binary op"},
+      {"an op number no ABI has", make_output({3, 4}, TSR_FLOAT32, Layout::Contiguous),
+       [&](const Tensor& o) { return tsr_binary_out(static_cast<tsr_op>(999), f34.get(), f34.get(), o.get()); },
+       TSR_ERR_INVALID_ARGUMENT, "op 999 (not an op of ABI 1."},
       {"bool - bool", make_output({3, 4}, TSR_BOOL, Layout::Contiguous),
        [&](const Tensor& o) { return tsr_binary_scalar_out(TSR_OP_SUB, o.get(), bool_scalar(true), 0, o.get()); },
        TSR_ERR_TYPE, "Subtraction, the `-` operator, with two bool tensors is not supported."},

@@ -69,11 +69,11 @@ TEST_CASE("bad calls return an error with a message and no tensor") {
        TSR_ERR_SHAPE, "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"},
       // Dtypes an op does not take.
       {"float32 @ float64", [&](tsr_tensor** o) { return tsr_matmul(a34.get(), d45.get(), o); }, TSR_ERR_TYPE,
-       "expected scalar type Float but found Double"},
+       "expected scalar type float32 but found float64"},
       {"where with a float condition", [&](tsr_tensor** o) { return tsr_where(a3.get(), a3.get(), a3.get(), o); },
-       TSR_ERR_TYPE, "where expected condition to be a boolean tensor, but got a tensor with dtype Float"},
+       TSR_ERR_TYPE, "where expected condition to be a boolean tensor, but got a tensor with dtype float32"},
       {"mean of int64", reduce(TSR_OP_MEAN, i64, {}), TSR_ERR_TYPE,
-       "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Long"},
+       "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: int64"},
       {"bool - bool", [&](tsr_tensor** o) { return tsr_binary(TSR_OP_SUB, b3.get(), b3.get(), o); }, TSR_ERR_TYPE,
        "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator "
        "instead."},
@@ -150,7 +150,7 @@ TEST_CASE("bad calls return an error with a message and no tensor") {
          return tsr_as_strided(a34.get(), 2, shape, strides, 0, o);
        },
        TSR_ERR_INVALID_ARGUMENT,
-       "setStorage: sizes [5, 5], strides [5, 1], storage offset 0, and itemsize 4 requiring a storage size of 100 are "
+       "as_strided: sizes [5, 5], strides [5, 1], storage offset 0, and itemsize 4 requiring a storage size of 100 are "
        "out of bounds for storage of size 48"},
       {"as_strided with a negative stride",
        [&](tsr_tensor** o) {
@@ -216,14 +216,14 @@ TEST_CASE("bad in-place calls fail and write nothing") {
   const Case cases[] = {
       {"int32 += float32", in(Layout::Contiguous, TSR_INT32),
        [&](const Tensor& t) { return tsr_binary_(TSR_OP_ADD, t.get(), f34.get()); }, TSR_ERR_TYPE,
-       "result type Float can't be cast to the desired output type Int"},
+       "result type float32 can't be cast to the desired output type int32"},
       {"int8 /= int8", in(Layout::Sliced, TSR_INT8), [&](const Tensor& t) { return tsr_binary_(TSR_OP_DIV, t.get(), t.get()); },
-       TSR_ERR_TYPE, "result type Float can't be cast to the desired output type Char"},
+       TSR_ERR_TYPE, "result type float32 can't be cast to the desired output type int8"},
       {"bool += 1", in(Layout::Contiguous, TSR_BOOL),
        [&](const Tensor& t) { return tsr_binary_scalar_(TSR_OP_ADD, t.get(), int_scalar(1)); }, TSR_ERR_TYPE,
-       "result type Long can't be cast to the desired output type Bool"},
+       "result type int64 can't be cast to the desired output type bool"},
       {"int64.exp_()", in(Layout::Transposed, TSR_INT64), [&](const Tensor& t) { return tsr_unary_(TSR_OP_EXP, t.get()); },
-       TSR_ERR_TYPE, "result type Float can't be cast to the desired output type Long"},
+       TSR_ERR_TYPE, "result type float32 can't be cast to the desired output type int64"},
       {"(1,4) += (3,4)", in(Layout::Contiguous, TSR_FLOAT32, {1, 4}),
        [&](const Tensor& t) { return tsr_binary_(TSR_OP_ADD, t.get(), f34.get()); }, TSR_ERR_SHAPE,
        "output with shape [1, 4] doesn't match the broadcast shape [3, 4]"},

@@ -25,7 +25,7 @@ Outcome reduce_outcome(tsr_op op, tsr_dtype d, const Shape& shape, const std::ve
   const std::string name = tsr_op_name(op);
   if (op == TSR_OP_MEAN && !is_float(d))
     return error_of(TSR_ERR_TYPE, "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-                                  "complex dtype. Got: " + torch_name(d));
+                                  "complex dtype. Got: " + dtype_name(d));
   if (op == TSR_OP_MAX || op == TSR_OP_MIN || op == TSR_OP_ARGMAX) {
     if (dims.empty() && numel(shape) == 0)
       return error_of(TSR_OK, name + "(): Expected reduction dim to be specified for input.numel() == 0.");

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tessera/export.h"
+
 typedef enum tsr_dtype {
   TSR_FLOAT32 = 0, /* default for Python-style decimals */
   TSR_FLOAT64 = 1,
@@ -30,7 +32,7 @@ typedef enum tsr_dtype {
 } tsr_dtype;
 
 /* Bytes per element; 0 for a value outside the enum. */
-static inline size_t tsr_dtype_size(int32_t dtype) {
+TSR_INLINE size_t tsr_dtype_size(int32_t dtype) {
   switch (dtype) {
     case TSR_FLOAT32: return 4;
     case TSR_FLOAT64: return 8;
@@ -47,7 +49,7 @@ static inline size_t tsr_dtype_size(int32_t dtype) {
 }
 
 /* PyTorch's spelling without the "torch." prefix ("float32"); "?" if unknown. */
-static inline const char* tsr_dtype_name(int32_t dtype) {
+TSR_INLINE const char* tsr_dtype_name(int32_t dtype) {
   switch (dtype) {
     case TSR_FLOAT32: return "float32";
     case TSR_FLOAT64: return "float64";
@@ -63,11 +65,11 @@ static inline const char* tsr_dtype_name(int32_t dtype) {
   }
 }
 
-static inline int tsr_dtype_is_floating(int32_t dtype) {
+TSR_INLINE int tsr_dtype_is_floating(int32_t dtype) {
   return dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64 || dtype == TSR_FLOAT16 || dtype == TSR_BFLOAT16;
 }
 
-static inline int tsr_dtype_is_integral(int32_t dtype) { /* bool excluded */
+TSR_INLINE int tsr_dtype_is_integral(int32_t dtype) { /* bool excluded */
   return dtype >= TSR_INT8 && dtype <= TSR_INT64;
 }
 

@@ -19,8 +19,9 @@
 
 #include "dtype.h"
 #include "half.h"
+#include "tessera/export.h"
 
-static inline double tsr_element_to_double(int32_t dtype, const void* p) {
+TSR_INLINE double tsr_element_to_double(int32_t dtype, const void* p) {
   switch (dtype) {
     case TSR_FLOAT32: { float v; memcpy(&v, p, 4); return v; }
     case TSR_FLOAT64: { double v; memcpy(&v, p, 8); return v; }
@@ -36,7 +37,7 @@ static inline double tsr_element_to_double(int32_t dtype, const void* p) {
   }
 }
 
-static inline void tsr_element_from_double(int32_t dtype, void* p, double v) {
+TSR_INLINE void tsr_element_from_double(int32_t dtype, void* p, double v) {
   switch (dtype) {
     case TSR_FLOAT32: { float x = (float)v; memcpy(p, &x, 4); break; }
     case TSR_FLOAT64: memcpy(p, &v, 8); break;

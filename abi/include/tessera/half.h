@@ -11,28 +11,30 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline float tsr_bits_to_float(uint32_t bits) {
+#include "tessera/export.h"
+
+TSR_INLINE float tsr_bits_to_float(uint32_t bits) {
   float f;
   memcpy(&f, &bits, sizeof f);
   return f;
 }
 
-static inline uint32_t tsr_float_to_bits(float f) {
+TSR_INLINE uint32_t tsr_float_to_bits(float f) {
   uint32_t bits;
   memcpy(&bits, &f, sizeof bits);
   return bits;
 }
 
-static inline float tsr_bfloat16_to_float(uint16_t h) { return tsr_bits_to_float((uint32_t)h << 16); }
+TSR_INLINE float tsr_bfloat16_to_float(uint16_t h) { return tsr_bits_to_float((uint32_t)h << 16); }
 
-static inline uint16_t tsr_float_to_bfloat16(float f) {
+TSR_INLINE uint16_t tsr_float_to_bfloat16(float f) {
   uint32_t bits = tsr_float_to_bits(f);
   if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((bits >> 16) | 0x0040u); /* quiet NaN */
   bits += 0x7FFFu + ((bits >> 16) & 1u);                                             /* ties to even */
   return (uint16_t)(bits >> 16);
 }
 
-static inline float tsr_float16_to_float(uint16_t h) {
+TSR_INLINE float tsr_float16_to_float(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
   uint32_t exponent = (h >> 10) & 0x1Fu;
   uint32_t mantissa = h & 0x3FFu;
@@ -45,7 +47,7 @@ static inline float tsr_float16_to_float(uint16_t h) {
   return tsr_bits_to_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
 }
 
-static inline uint16_t tsr_float_to_float16(float f) {
+TSR_INLINE uint16_t tsr_float_to_float16(float f) {
   uint32_t bits = tsr_float_to_bits(f);
   uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
   uint32_t abs_bits = bits & 0x7FFFFFFFu;

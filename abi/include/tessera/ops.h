@@ -17,7 +17,9 @@
  *
  *   FILL        out = scalars[0]                            key: out dtype
  *   COPY        out = inputs[0], any input dtype (casts),   key: out dtype
- *               same device
+ *               same device. Casts are PyTorch 1.13's, bit for bit (Note
+ *               [Casts] below); `tessera conformance` checks them from
+ *               every dtype.
  *   ADD..POW    out = a (op) b, a b out of one dtype        key: that dtype
  *               DIV is true division (floating dtypes only)
  *   EQ..GE      out(bool) = a (cmp) b                       key: input dtype
@@ -44,9 +46,27 @@
  *               number (params[1] + i) of seed params[0] (see Note
  *               [Counter-based random numbers] in the runtime); scalars =
  *               (low, high) or (mean, std)                  key: out dtype
+ *
+ * Note [Casts]
+ *   COPY (and every kernel that stores into another dtype) converts as
+ *   PyTorch 1.13 does on x86-64:
+ *   - to float32/float64 from an integer or a wider float: one rounding to
+ *     nearest, ties to even (int64 2^60 + 2^36 + 1 -> float32 2^60 + 2^37,
+ *     never through a double, which would give 2^60);
+ *   - to float16/bfloat16 from anything but float32: first to float32 as
+ *     above, then round to nearest even (c10::Half's constructor is from
+ *     float, so float64 rounds twice, on purpose);
+ *   - float to integer: truncate toward zero; for int8, int16 and int32
+ *     through int32 (out of int32's range, and NaN: INT32_MIN, then wrap to
+ *     the width), for int64 and uint8 through int64 (out of range and NaN:
+ *     INT64_MIN, then wrap);
+ *   - integer to integer: wrap modulo 2^bits; anything to bool: != 0;
+ *     bool to anything: 0 or 1.
  */
 #ifndef TESSERA_OPS_H
 #define TESSERA_OPS_H
+
+#include "tessera/export.h"
 
 typedef enum tsr_op {
   TSR_OP_FILL = 0,
@@ -88,7 +108,7 @@ typedef enum tsr_op {
 } tsr_op;
 
 /* The op's name as the public API and error messages spell it ("add"). */
-static inline const char* tsr_op_name(int op) {
+TSR_INLINE const char* tsr_op_name(int op) {
   static const char* const names[TSR_OP_COUNT] = {
       "fill", "copy", "add", "sub", "mul", "div", "maximum", "minimum", "pow", "eq", "ne", "lt",
       "le", "gt", "ge", "neg", "abs", "exp", "log", "sqrt", "relu", "sigmoid", "tanh", "where",

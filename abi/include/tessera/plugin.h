@@ -10,14 +10,30 @@
  *   1. The runtime loads the library and calls tsr_plugin_init once, passing
  *      its ABI version, a host API table and the plugin's options.
  *   2. The plugin checks the major version; on a mismatch it returns
- *      TSR_ERR_VERSION (after host->set_error with both versions). Otherwise
- *      it returns a pointer to its tsr_plugin_api, which it owns and keeps
- *      valid until `destroy` returns. The runtime independently refuses an
- *      api whose abi_version has another major version.
+ *      TSR_ERR_VERSION (after host->set_error with both versions) and keeps
+ *      nothing alive. Otherwise it returns a pointer to its tsr_plugin_api,
+ *      which it owns and keeps valid until `destroy` returns. The runtime
+ *      independently refuses an api whose abi_version has another major
+ *      version.
  *   3. The runtime reads at most min(api->struct_size, its own sizeof) bytes
  *      of each table (Note [Extensible structs] in tessera/status.h).
  *   4. At shutdown, after every storage the plugin allocated has been
  *      freed, the runtime calls destroy(ctx) and then unloads the library.
+ *
+ * When the runtime rejects what init returned, destroy runs as follows:
+ *   - init failed (a status other than TSR_OK), or returned TSR_OK with a
+ *     NULL api: destroy is never called; the plugin frees what it made
+ *     before returning.
+ *   - the api names another ABI major: destroy is NOT called, because the
+ *     runtime cannot know where that major keeps it; nothing past
+ *     abi_version is read. So a plugin must refuse another major in init
+ *     (step 2) rather than return an api for it.
+ *   - the api is of this major but unusable (struct_size too small for the
+ *     smallest known layout, a NULL or incomplete device table, a NULL or
+ *     bad kernel table): the runtime calls destroy(ctx) once, when destroy
+ *     is not NULL and struct_size covers it, then unloads the library.
+ *   - init threw a C++ exception (which breaks the ABI): nothing is called
+ *     and the library stays mapped.
  *
  * Threading: every slot may be called from several threads at once, on the
  * same or different devices; a plugin synchronises its own state.
@@ -33,7 +49,9 @@
 
 #include "tessera/device.h"
 #include "tessera/dtype.h"
+#include "tessera/export.h"
 #include "tessera/ops.h"
+#include "tessera/scalar.h"
 #include "tessera/status.h"
 #include "tessera/tensor_desc.h"
 #include "tessera/version.h"
@@ -48,19 +66,7 @@ typedef void* tsr_stream;
 
 /* ---- values passed to kernels ------------------------------------------- */
 
-typedef enum tsr_scalar_kind {
-  TSR_SCALAR_FLOAT = 0, /* `f` holds the value */
-  TSR_SCALAR_INT = 1,   /* `i` holds the value (exact for every int64) */
-  TSR_SCALAR_BOOL = 2   /* `i` holds 0 or 1 */
-} tsr_scalar_kind;
-
-/* A frozen value type (not extensible): a number as the caller wrote it. */
-typedef struct tsr_scalar {
-  int32_t kind;     /* a tsr_scalar_kind */
-  int32_t reserved; /* 0 */
-  double f;
-  int64_t i;
-} tsr_scalar;
+/* tsr_scalar: tessera/scalar.h. */
 
 /* Everything one kernel call needs. Owned by the runtime, valid for the call. */
 typedef struct tsr_kernel_args {
@@ -102,13 +108,23 @@ typedef struct tsr_kernel_table {
 
 /* ---- devices ------------------------------------------------------------- */
 
+/* Filled by the plugin's get_properties. The CALLER (the runtime) sets
+ * struct_size to the size it knows before the call; the plugin writes only
+ * the fields that fit in that size (TSR_STRUCT_HAS) and never changes
+ * struct_size. */
 typedef struct tsr_device_properties {
-  size_t struct_size;          /* set by the caller to its sizeof */
+  size_t struct_size;          /* set by the caller to its sizeof; read-only for the plugin */
   char name[128];              /* NUL-terminated, e.g. "NVIDIA H200" */
   uint64_t total_memory;       /* bytes; 0 if unknown */
   uint64_t free_memory;        /* bytes; 0 if unknown */
-  int32_t host_accessible;     /* 1 if the host may read and write the device's
-                                  memory through its pointers directly */
+  /* 1 if the host may read and write the device's memory through the
+   * pointers allocate returns, at any time outside a running kernel (as
+   * for the cpu). The runtime then treats the memory like the cpu's: NumPy
+   * and DLPack share it without a copy (Python's .numpy(),
+   * __dlpack__), tsr_device_is_host_accessible answers 1, and cross-device
+   * copies may read or write it with memcpy. 0: device memory; every host
+   * access goes through the copy slots. */
+  int32_t host_accessible;
   int32_t compute_units;       /* threads, SMs, ...; 0 if unknown */
   int32_t capability_major;    /* e.g. CUDA compute capability; 0 if none */
   int32_t capability_minor;
@@ -179,7 +195,12 @@ typedef struct tsr_host_api {
   uint32_t reserved;
   /* Stores `message` (copied; may be NULL) as the calling thread's error. */
   void (*set_error)(tsr_status status, const char* message);
-  /* Writes a line to the runtime's log, attributed to the plugin. */
+  /* Writes a line to the runtime's log (stderr) when `level` is at least
+   * $TESSERA_LOG_LEVEL (default warning). A line written while the runtime
+   * is calling into the plugin on that thread (init, destroy, a kernel, a
+   * device slot) names the plugin: `tessera: warning: plugin "cpu_tbb":
+   * ...`; a line from a thread of the plugin's own names no plugin, so
+   * such a message should say who it is. `message` is borrowed. */
   void (*log)(int32_t level, const char* message);
 } tsr_host_api;
 
@@ -222,12 +243,6 @@ typedef struct tsr_plugin_api {
 
 /* The one exported entry point. On success *out points at the plugin's api. */
 typedef tsr_status (*tsr_plugin_init_fn)(const tsr_plugin_init_args* args, const tsr_plugin_api** out);
-
-#if defined(_WIN32)
-#define TSR_PLUGIN_EXPORT __declspec(dllexport)
-#else
-#define TSR_PLUGIN_EXPORT __attribute__((visibility("default")))
-#endif
 
 #ifdef __cplusplus
 } /* extern "C" */

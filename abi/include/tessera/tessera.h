@@ -46,19 +46,15 @@
 
 #include "tessera/device.h"
 #include "tessera/dtype.h"
+#include "tessera/export.h"
 #include "tessera/ops.h"
 #include "tessera/plugin.h"
+#include "tessera/scalar.h"
 #include "tessera/status.h"
 #include "tessera/version.h"
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#if defined(_WIN32)
-#define TSR_API __declspec(dllimport)
-#else
-#define TSR_API __attribute__((visibility("default")))
 #endif
 
 typedef struct tsr_runtime tsr_runtime;
@@ -67,14 +63,46 @@ typedef struct tsr_tensor tsr_tensor;
 /* ---- errors ---------------------------------------------------------------- */
 
 /* The calling thread's last error message ("" if none). Valid until the next
- * failing call on this thread. */
+ * failing call on this thread. A successful call leaves it as it was: read
+ * it only after a call returned a status other than TSR_OK. */
 TSR_API const char* tsr_last_error_message(void);
 /* The status of the calling thread's last failed call (TSR_OK if none). */
 TSR_API tsr_status tsr_last_error_status(void);
+/* Since ABI 1.4. Empties the calling thread's error slot: afterwards
+ * tsr_last_error_status() is TSR_OK and the message "" until a call fails. */
+TSR_API void tsr_clear_last_error(void);
 /* A short constant name for a status ("TSR_ERR_SHAPE"). */
 TSR_API const char* tsr_status_name(tsr_status status);
-/* The runtime's TSR_ABI_VERSION (the library's, not the header's). */
+/* The runtime's TSR_ABI_VERSION (the library's, not the header's). An
+ * application checks that it runs on a library of its own major with
+ * TSR_VERSION_MAJOR(tsr_abi_version()) == TSR_ABI_VERSION_MAJOR; and
+ * tsr_runtime_create refuses a caller of another major (see
+ * tsr_runtime_options.abi_version). */
 TSR_API uint32_t tsr_abi_version(void);
+
+/* ---- facts for callers through an FFI (since ABI 1.4) -------------------- */
+/* Exported twins of the header's inline helpers, for languages that bind
+ * symbols rather than compile C (Rust, Fortran, Python's ctypes). */
+
+/* Bytes per element of a dtype (tsr_dtype_size); 0 for an unknown value. */
+TSR_API size_t tsr_dtype_itemsize(int32_t dtype);
+/* "float32", "int64", ... (tsr_dtype_name); "?" for an unknown value. Static. */
+TSR_API const char* tsr_dtype_get_name(int32_t dtype);
+/* "add", "matmul", ... (tsr_op_name); "?" for an unknown value. Static. */
+TSR_API const char* tsr_op_get_name(int32_t op);
+/* The structs of this header and of tensor_desc.h. */
+typedef enum tsr_struct_kind {
+  TSR_STRUCT_RUNTIME_OPTIONS = 0,
+  TSR_STRUCT_MEMORY_STATS = 1,
+  TSR_STRUCT_FINFO = 2,
+  TSR_STRUCT_TENSOR_DESC = 3,
+  TSR_STRUCT_SCALAR = 4, /* frozen: sizeof(tsr_scalar), 24 */
+  TSR_STRUCT_DEVICE = 5  /* frozen: sizeof(tsr_device), 8 */
+} tsr_struct_kind;
+/* The size in bytes this library gives a struct (its TSR_*_STRUCT_SIZE, or
+ * sizeof for the frozen ones); 0 for an unknown kind. A caller that lays a
+ * struct out by hand compares its own size with this one. */
+TSR_API size_t tsr_struct_size(int32_t kind);
 
 /* ---- the runtime --------------------------------------------------------- */
 
@@ -91,19 +119,33 @@ typedef struct tsr_runtime_options {
   /* 1: a plugin that fails to load makes tsr_runtime_create fail.
    * 0 (default): it is recorded (see tsr_runtime_describe) and skipped. */
   int32_t strict_plugins;
-  int32_t reserved;
+  int32_t reserved;        /* 0 */
+  /* Since ABI 1.4: the TSR_ABI_VERSION the caller was compiled against
+   * (TSR_RUNTIME_OPTIONS_INIT sets it). tsr_runtime_create refuses another
+   * major with TSR_ERR_VERSION and a message naming both versions. 0, or a
+   * struct_size from before 1.4: not stated (accepted). */
+  uint32_t abi_version;
+  uint32_t reserved2;      /* 0 */
 } tsr_runtime_options;
 
-#define TSR_RUNTIME_OPTIONS_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_runtime_options, reserved)
+#define TSR_RUNTIME_OPTIONS_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_runtime_options, reserved2)
+/* Defaults, with this header's version:
+ *     tsr_runtime_options o = TSR_RUNTIME_OPTIONS_INIT;  o.config_path = ...; */
+#define TSR_RUNTIME_OPTIONS_INIT {TSR_RUNTIME_OPTIONS_STRUCT_SIZE, NULL, NULL, NULL, 0, 0, TSR_ABI_VERSION, 0}
 
 /* Loads the config and its plugins. `options` may be NULL (defaults). A
  * config that cannot be read or parsed fails with TSR_ERR_CONFIG, naming the
  * file and the field as a JSON pointer. A plugin that fails to load does not
- * fail the call unless strict_plugins is set. */
+ * fail the call unless strict_plugins is set. A caller compiled against
+ * another ABI major (options->abi_version) gets TSR_ERR_VERSION. */
 TSR_API tsr_status tsr_runtime_create(const tsr_runtime_options* options, tsr_runtime** out);
 /* The explicit shutdown: frees the registry and unloads every plugin. NULL
- * is a no-op. */
-TSR_API void tsr_runtime_destroy(tsr_runtime* rt);
+ * is a no-op (TSR_OK). When tensors of the runtime are still alive nothing is
+ * freed: the runtime stays usable (release them, then call this again) and
+ * the call returns TSR_ERR_INVALID_ARGUMENT with a message giving the
+ * counts. Returned void before ABI 1.4; callers that ignore the status are
+ * unaffected. */
+TSR_API tsr_status tsr_runtime_destroy(tsr_runtime* rt);
 
 /* What loaded, from where, with which version; what failed and why; the
  * devices and their properties. `json` != 0 gives a JSON document, else
@@ -111,7 +153,8 @@ TSR_API void tsr_runtime_destroy(tsr_runtime* rt);
 TSR_API tsr_status tsr_runtime_describe(tsr_runtime* rt, int32_t json, char** out);
 TSR_API void tsr_string_free(char* s);
 
-/* The config's default device, and whether it is available (1) or not (0). */
+/* The config's default device, and whether it is available (1) or not (0);
+ * `available` may be NULL. */
 TSR_API tsr_status tsr_runtime_default_device(tsr_runtime* rt, tsr_device* out, int32_t* available);
 /* Parses "cpu", "cpu:0", "cuda:1", an alias from the config, ... */
 TSR_API tsr_status tsr_device_parse(tsr_runtime* rt, const char* text, tsr_device* out);
@@ -121,10 +164,19 @@ TSR_API size_t tsr_device_format(tsr_runtime* rt, tsr_device device, char* buf, 
 /* How many devices are enabled and available, and the i-th of them. */
 TSR_API int32_t tsr_runtime_device_count(tsr_runtime* rt);
 TSR_API tsr_status tsr_runtime_device_at(tsr_runtime* rt, int32_t i, tsr_device* out);
-/* 1 if some device has a kernel for (op, dtype). */
+/* 1 if `device`'s own plugin has a native kernel for (op, dtype); 0 when it
+ * has none (the op may still run there through the CPU fallback, see
+ * tsr_runtime_describe), the device is unknown or rt is NULL. */
 TSR_API int32_t tsr_runtime_has_kernel(tsr_runtime* rt, tsr_device device, tsr_op op, tsr_dtype dtype);
 /* Waits for all queued work on a device. */
 TSR_API tsr_status tsr_synchronize(tsr_runtime* rt, tsr_device device);
+/* Since ABI 1.4. 1 when the host may read and write the device's memory
+ * through the pointers of its storages (tsr_tensor_storage_data) directly:
+ * the cpu, and plugin devices whose properties say host_accessible; 0 for
+ * device memory (cuda, arena), for an unknown device and for a NULL runtime.
+ * Memory of a device that answers 0 must not be dereferenced by the host:
+ * copy it out with tsr_read or tsr_copy_to_host. */
+TSR_API int32_t tsr_device_is_host_accessible(tsr_runtime* rt, tsr_device device);
 
 /* Since ABI 1.1. Returns the device's cached, unused memory to the system
  * (a no-op for plugins that keep no cache). Memory of live tensors stays. */
@@ -227,11 +279,32 @@ TSR_API int64_t tsr_tensor_numel(const tsr_tensor* t);
 TSR_API size_t tsr_tensor_element_size(const tsr_tensor* t); /* bytes */
 TSR_API int32_t tsr_tensor_is_contiguous(const tsr_tensor* t);
 /* The storage's base address on its device (PyTorch's
- * untyped_storage().data_ptr()); equal for two views of one storage. */
+ * untyped_storage().data_ptr()); equal for two views of one storage. It is
+ * an address the host may dereference only when
+ * tsr_tensor_is_host_accessible(t) is 1; on other devices (cuda, arena) it is
+ * the device's own address, or a token that means nothing to the host:
+ * read such memory with tsr_read or tsr_copy_to_host. */
 TSR_API void* tsr_tensor_storage_data(const tsr_tensor* t);
 TSR_API size_t tsr_tensor_storage_nbytes(const tsr_tensor* t);
-/* Fills a descriptor (struct_size set by the caller) for DLPack-style export. */
+/* Since ABI 1.4: tsr_device_is_host_accessible for the tensor's device. */
+TSR_API int32_t tsr_tensor_is_host_accessible(const tsr_tensor* t);
+/* Fills a descriptor for DLPack-style export. The caller sets
+ * out->struct_size (TSR_TENSOR_DESC_STRUCT_SIZE as it compiled it); the
+ * library writes min(struct_size, its own size) bytes, so a caller built
+ * before fields were appended keeps working; smaller than the fields up to
+ * `data` is TSR_ERR_INVALID_ARGUMENT. */
 TSR_API tsr_status tsr_tensor_describe(const tsr_tensor* t, tsr_tensor_desc* out);
+
+/* ---- one element (since ABI 1.4) ----------------------------------------- */
+/* The element at `index` (ndim indices, one per dim; negative ones count
+ * from the end; ndim must equal the tensor's; index may be NULL for a 0-d
+ * tensor). Reads through the device's copy slots where the host cannot
+ * address the memory. get: *out as in tsr_item (FLOAT, INT or BOOL). set:
+ * the value is cast to the tensor's dtype as tsr_fill_ casts, and the write
+ * reaches every view of the storage. Out-of-range indices: TSR_ERR_INDEX,
+ * naming the dim. */
+TSR_API tsr_status tsr_tensor_get_item(tsr_tensor* t, int32_t ndim, const int64_t* index, tsr_scalar* out);
+TSR_API tsr_status tsr_tensor_set_item(tsr_tensor* t, int32_t ndim, const int64_t* index, tsr_scalar value);
 
 /* ---- views (no data moves) ------------------------------------------------ */
 
@@ -331,6 +404,21 @@ TSR_API tsr_dtype tsr_promote_types(tsr_dtype a, tsr_dtype b);
 /* Copies the elements, in row-major order, to host memory: `nbytes` must be
  * at least numel * element size. */
 TSR_API tsr_status tsr_read(tsr_tensor* t, void* dst, size_t nbytes);
+/* Since ABI 1.4: copies between a tensor and host memory of any layout,
+ * e.g. a Fortran (column-major) array. Host element (i_0, ..., i_{n-1}) of
+ * the tensor's shape lives at byte
+ *     (i_0 * host_strides[0] + ... + i_{n-1} * host_strides[n-1]) * itemsize
+ * of `host`, in the tensor's dtype; host_strides are in ELEMENTS, >= 0, and
+ * NULL means row-major. Every element reached must lie within
+ * host_nbytes bytes of `host` (checked: TSR_ERR_INVALID_ARGUMENT otherwise);
+ * host memory is borrowed for the call, which returns when the copy is
+ * done. to_host writes only the elements it reaches; from_host writes every
+ * element of `t` (any view, on any device), casting nothing. Host strides
+ * of 0 are allowed for from_host (one host value read many times) and not
+ * for to_host. */
+TSR_API tsr_status tsr_copy_to_host(tsr_tensor* t, void* host, size_t host_nbytes, const int64_t* host_strides);
+TSR_API tsr_status tsr_copy_from_host(tsr_tensor* t, const void* host, size_t host_nbytes,
+                                      const int64_t* host_strides);
 /* The value of a one-element tensor, exact: FLOAT for floating dtypes, INT
  * for integral, BOOL for bool. */
 TSR_API tsr_status tsr_item(tsr_tensor* t, tsr_scalar* out);

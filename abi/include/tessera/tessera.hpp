@@ -57,8 +57,7 @@ class Runtime {
  public:
   // Loads `config_path`, or $TESSERA_CONFIG / the default config when empty.
   explicit Runtime(const std::string& config_path = {}) {
-    tsr_runtime_options opts{};
-    opts.struct_size = TSR_RUNTIME_OPTIONS_STRUCT_SIZE;
+    tsr_runtime_options opts = TSR_RUNTIME_OPTIONS_INIT;  // states this header's ABI version
     opts.config_path = config_path.empty() ? nullptr : config_path.c_str();
     check(tsr_runtime_create(&opts, &rt_));
   }

@@ -2,6 +2,13 @@
  *
  * The ABI version is a (major, minor) pair, packed as TSR_ABI_VERSION.
  *
+ * The package version, the pkg-config version and the SONAME follow the ABI:
+ * the top CMakeLists.txt reads TSR_ABI_VERSION_MAJOR and _MINOR below, so the
+ * package is MAJOR.MINOR.0 (find_package(Tessera 1.N) takes any 1.x from 1.N
+ * on, never another major; `pkg-config --modversion tessera` says the same),
+ * and libtessera's SONAME is libtessera.so.MAJOR. There is no other version
+ * number to bump.
+ *
  * Rules (see also the note "Extensible structs" in tessera/status.h):
  *  - MINOR bump: something was *appended*: a field at the end of a struct
  *    that starts with `size_t struct_size`, a new optional slot at the end of
@@ -34,6 +41,17 @@
  *        and enum tsr_matmul_precision in the public API; MATMUL's params[0]
  *        carries that precision (it was 0 or 1, "TF32 allowed", which the
  *        new values keep meaning).
+ *   1.4  tessera/export.h (TSR_API, TSR_PLUGIN_EXPORT, TSR_INLINE: the headers
+ *        compile as C89) and tessera/scalar.h (tsr_scalar moved out of
+ *        plugin.h, unchanged, with constructors); tsr_runtime_options.
+ *        abi_version and reserved2 (appended) with TSR_RUNTIME_OPTIONS_INIT;
+ *        tsr_runtime_destroy returns a tsr_status (was void);
+ *        tsr_clear_last_error, tsr_dtype_itemsize, tsr_dtype_get_name,
+ *        tsr_op_get_name, tsr_struct_size, tsr_device_is_host_accessible,
+ *        tsr_tensor_is_host_accessible, tsr_tensor_get_item,
+ *        tsr_tensor_set_item, tsr_copy_to_host and tsr_copy_from_host in
+ *        the public API. The plugin ABI is unchanged (a 1.3 plugin is a 1.4
+ *        one); its contracts are written out (plugin.h).
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H
@@ -41,7 +59,7 @@
 #include <stdint.h>
 
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 3
+#define TSR_ABI_VERSION_MINOR 4
 
 /* Packs (major, minor) into one uint32_t: major in the high 16 bits. */
 #define TSR_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))

@@ -3,6 +3,7 @@
 // other op is left to the runtime's CPU fallback when the config allows it.
 // Kernels are plain strided loops over the descriptors of Note [Kernel
 // contracts] (tessera/ops.h): correctness and clarity over speed.
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -100,15 +101,23 @@ int64_t load_int(const View& v, int64_t off) {
     case TSR_INT32: return at<int32_t>(v, off);
     case TSR_INT64: return at<int64_t>(v, off);
     default: {
-      double d = load_double(v, off);  // C++ cast semantics: truncation toward zero
-      return d != d ? 0 : static_cast<int64_t>(d);
+      // Note [Casts] in tessera/ops.h: truncation toward zero; NaN and values
+      // outside int64 give INT64_MIN, as PyTorch on x86-64.
+      const double d = load_double(v, off);
+      if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return INT64_MIN;
+      return static_cast<int64_t>(d);
     }
   }
 }
 
+bool is_integral_or_bool(int32_t dtype) { return tsr_dtype_is_integral(dtype) || dtype == TSR_BOOL; }
+
 template <typename T>
 T load(const View& v, int64_t off) {
   if constexpr (std::is_same_v<T, int64_t>) return load_int(v, off);
+  // An integer converts to float in one rounding, never through a double
+  // (int64 2^60 + 2^36 + 1 is 2^60 + 2^37 in float32, not 2^60).
+  else if (is_integral_or_bool(v.d->dtype)) return static_cast<T>(load_int(v, off));
   else return static_cast<T>(load_double(v, off));
 }
 

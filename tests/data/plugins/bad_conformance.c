@@ -6,9 +6,13 @@
  *   - fill (float32) also writes the element after its last one;
  *   - neg (float32) negates its input in place as well;
  *   - add (float32) reads inputs with non-zero strides as if they were
- *     contiguous (right only when they are).
+ *     contiguous (right only when they are);
+ *   - copy (float32) casts every input through a double, which rounds an
+ *     int64 twice (2^60 + 2^36 + 1 becomes 2^60, not 2^60 + 2^37) and is
+ *     right from every other dtype.
  * sub (float32) is correct and must pass. */
 #include "test_plugin_common.h"
+#include "tessera/element.h"
 
 static tsr_status careless_properties(void* ctx, int32_t device, tsr_device_properties* props) {
   tsr_device_properties full;
@@ -91,10 +95,24 @@ static tsr_status sub_correct(void* ctx, const tsr_kernel_args* a) {
   return TSR_OK;
 }
 
+static tsr_status copy_through_double(void* ctx, const tsr_kernel_args* a) {
+  const tsr_tensor_desc* in = a->inputs[0];
+  const tsr_tensor_desc* out = a->output;
+  const size_t in_size = tsr_dtype_size(in->dtype);
+  int64_t n = numel(out), i;
+  (void)ctx;
+  for (i = 0; i < n; ++i) {
+    /* The planted bug: int64 -> double -> float32 rounds twice. */
+    double v = tsr_element_to_double(in->dtype, (const char*)in->data + offset_of(in, i) * (int64_t)in_size);
+    ((float*)out->data)[offset_of(out, i)] = (float)v;
+  }
+  return TSR_OK;
+}
+
 typedef struct instance {
   test_ctx base;
   tsr_device_iface device;
-  tsr_kernel_entry entries[4];
+  tsr_kernel_entry entries[5];
   tsr_kernel_table kernels;
   tsr_plugin_api api;
 } instance;
@@ -111,7 +129,8 @@ TSR_PLUGIN_EXPORT tsr_status tsr_plugin_init(const tsr_plugin_init_args* args, c
   self->entries[2].op = TSR_OP_ADD, self->entries[2].dtype = TSR_FLOAT32, self->entries[2].fn = add_ignoring_strides;
   self->entries[3].op = TSR_OP_SUB, self->entries[3].dtype = TSR_FLOAT32, self->entries[3].fn = sub_correct;
   self->kernels.struct_size = TSR_KERNEL_TABLE_STRUCT_SIZE;
-  self->kernels.count = 4;
+  self->entries[4].op = TSR_OP_COPY, self->entries[4].dtype = TSR_FLOAT32, self->entries[4].fn = copy_through_double;
+  self->kernels.count = 5;
   self->kernels.entries = self->entries;
   self->api = test_api(self, &self->device, &self->kernels);
   self->api.destroy = test_destroy;
