@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The two commands of the README: `make demo` and `make test`. Each installs
 # what is missing (Debian packages), configures, builds and runs.
 BUILD ?= build

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The installed package: headers, libtessera, plugins, configs, the tessera
 # command, a CMake package, a pkg-config file, the examples and the licence.
 # All of it is relocatable: nothing refers to the install prefix by name.

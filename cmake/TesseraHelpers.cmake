@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Warnings as errors for the project's own code (never for third-party headers).
 # GCC 12 at -O2/-O3 reports false positives inside libstdc++: -Wrestrict on
 # `"literal" + std::string&&` (GCC bug 105329) and -Warray-bounds on

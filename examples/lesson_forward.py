@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The lesson's forward pass (a 2-16-16-1 MLP: ReLU hidden layers, sigmoid
 output) on Tessera from Python, in float64 and float32, checked against the
 same pass in NumPy with tessera.testing.assert_close.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C API's host-side access (ABI 1.4): host-accessibility, one element by
 // index, and copies between a tensor and host memory of any layout. Users
 // of other languages asked for these in place of chains of select/item and

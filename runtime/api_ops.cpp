@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C API: ops, reading values, printing, assert_close.
 #include <cfloat>
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C API: runtime, devices, errors.
 #include <algorithm>
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for the C boundary: argument checks and handing out references.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C API: creation, metadata, views and copies.
 #include <algorithm>
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A port of torch.testing.assert_close's TensorLikePair (PyTorch 1.13,
 // torch/testing/_comparison.py) and of torch.isclose, for dense real tensors.
 // The arithmetic follows what torch does on the upcast tensors, including its
@@ -76,7 +77,7 @@ std::string mismatch_message(const std::string& identifier, const std::string& e
 }
 
 std::string torch_size(int32_t ndim, const int64_t* shape) {
-  std::string out = "torch.Size([";
+  std::string out = "tessera.Size([";
   for (int32_t i = 0; i < ndim; ++i) {
     if (i > 0) out += ", ";
     out += std::to_string(shape[i]);
@@ -193,7 +194,7 @@ std::string compare_metadata(int32_t dtype_a, int32_t ndim_a, const int64_t* sha
     return head + "shape' do not match: " + torch_size(ndim_a, shape_a) + " != " + torch_size(ndim_b, shape_b) + ".";
   if (device_a != device_b) return head + "device' do not match: " + device_a + " != " + device_b + ".";
   if (dtype_a != dtype_b)
-    return head + "dtype' do not match: torch." + tsr_dtype_name(dtype_a) + " != torch." + tsr_dtype_name(dtype_b) +
+    return head + "dtype' do not match: tessera." + tsr_dtype_name(dtype_a) + " != tessera." + tsr_dtype_name(dtype_b) +
            ".";
   return "";
 }

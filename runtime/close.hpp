@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // torch.testing.assert_close (PyTorch 1.13): the metadata checks, the value
 // comparison and the exact message text a mismatch produces.
 #pragma once
@@ -30,7 +31,7 @@ std::string compare_close(const HostTensor& actual, const HostTensor& expected, 
 
 // "" when shape, device and dtype agree, else PyTorch's message for the first
 // that differs, in its order (shape, device, dtype), e.g. "The values for
-// attribute 'shape' do not match: torch.Size([2]) != torch.Size([3])."
+// attribute 'shape' do not match: tessera.Size([2]) != tessera.Size([3])."
 std::string compare_metadata(int32_t dtype_a, int32_t ndim_a, const int64_t* shape_a, const std::string& device_a,
                              int32_t dtype_b, int32_t ndim_b, const int64_t* shape_b, const std::string& device_b);
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runtime's JSON config: which plugins to load, with what options, and
 // how device names are spelt. The shape is described for humans and editors
 // in configs/schema.json; this parser enforces the same shape and reports the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors inside the runtime: C++ exceptions that carry a tsr_status, turned
 // into a status plus a per-thread message at the C boundary (Note [Errors are
 // values] in tessera/status.h). Nothing in the runtime lets an exception out.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Note [CPU fallback]
 //   A plugin may implement only some ops. When its config entry says
 //   "fallback": true, an op it lacks runs on the CPU backend instead: every

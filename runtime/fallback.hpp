@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Running an op on the CPU backend for a plugin that lacks it (Note [CPU
 // fallback] in fallback.cpp).
 #pragma once

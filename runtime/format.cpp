@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A port of PyTorch 1.13's tensor printing (torch/_tensor_str.py) for dense
 // tensors of real dtypes. Names follow the Python so the two can be read side
 // by side: a Formatter chooses one width and style for every element, then
@@ -288,7 +289,7 @@ std::string add_suffixes(std::string text, const std::vector<std::string>& suffi
 std::string format_tensor(const HostTensor& t, const PrintOptions& opts, const std::string& device_text) {
   const std::string prefix = "tensor(";
   const int64_t indent = static_cast<int64_t>(prefix.size());
-  const std::string dtype_suffix = std::string("dtype=torch.") + tsr_dtype_name(t.dtype);
+  const std::string dtype_suffix = std::string("dtype=tessera.") + tsr_dtype_name(t.dtype);
   std::vector<std::string> suffixes;
   if (device_text != "cpu") suffixes.push_back("device='" + device_text + "'");
 

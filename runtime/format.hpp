@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Printing a tensor exactly as PyTorch 1.13's repr does (torch/_tensor_str.py),
 // plus the Python number spellings that printing and assert_close messages use.
 #pragma once

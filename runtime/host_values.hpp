@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A tensor's elements copied to host memory in row-major order: what the
 // printing and comparison functions (format.hpp, close.hpp) read. The runtime
 // fills one of these after reading a tensor back; nothing here owns memory.

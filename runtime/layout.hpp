@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A view record without its storage: what every view computation maps to a
 // new record. Strides and offset are in elements (Note [Extensible structs]
 // does not apply: this type never crosses the ABI).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // "The layout picture": a plain-text drawing of how a view reads its storage.
 // A strip of storage cells numbered 0..n-1, the cells the view reads marked
 // '#', and under each read cell the position(s), in the view's row-major

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device-agnostic half of every op: checks, broadcasting, promotion,
 // output allocation; then one kernel call through the registry (Note
 // [Kernel contracts] in tessera/ops.h says what each kernel receives).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the runtime finds its plugins and its default config (Note [Where
 // things are found] in paths.cpp).
 #pragma once

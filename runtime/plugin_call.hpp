@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Note [Calling into a plugin]
 //   Every call from the runtime into a plugin (init, destroy, a kernel, a
 //   device slot) runs inside a PluginCall, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading one device plugin: find its library, open it, run the handshake of
 // tessera/plugin.h, check what it answered, and keep normalised copies of its
 // tables so that the runtime can use every field its own headers define.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PyTorch 1.13's type promotion over Tessera's ten dtypes: which dtype an op
 // computes in when its operands differ, and which results an in-place op may
 // write back. Pure functions of dtype numbers (tessera/dtype.h).

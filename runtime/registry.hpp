@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The registry: which plugin owns each device type, and for every
 // (device type, op, dtype) the kernel to call. Filled once while the runtime
 // is created and read without locks afterwards: dispatch is three array

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // struct tsr_runtime: one loaded configuration (the C API's opaque handle).
 #pragma once
 

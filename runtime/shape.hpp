@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device-agnostic half of every view: pure functions from a Layout (and
 // arguments) to a new Layout, with PyTorch 1.13's rules and error messages.
 // No storage, no device, no allocation beyond the returned record. Every

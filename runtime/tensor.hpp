@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Storages and tensors (the C API's tsr_tensor).
 //
 // Note [Storage and views]

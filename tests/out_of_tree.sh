@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # out_of_tree: what a plugin vendor does. Installs this build to a temporary
 # prefix, builds the sample plugin (plugins/arena) against that prefix alone,
 # installs it there, checks it with `tessera conformance`, and runs the demo

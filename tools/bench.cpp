@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `tessera bench`: how fast each device of a config runs the common ops,
 // through the public C API only, so it measures any plugin (the CPU, cuda.so,
 // a vendor's) the way an application sees it: dispatch, the plugin's kernel,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `tessera conformance PATH.so [--device N] [--op NAME] [--reference REF.so]`:
 // checks a plugin against the ABI and against the CPU backend, as a plugin
 // author runs it before shipping. See conformance_abi.cpp and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `tessera conformance`: the ABI and memory-interface checks.
 #include <algorithm>
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The three parts of `tessera conformance` (conformance.cpp runs them).
 #pragma once
 

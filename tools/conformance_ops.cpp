@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `tessera conformance`: every (op, dtype) a plugin claims, on every layout,
 // against the reference plugin (cpu_tbb) running the same descriptors on
 // host memory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The results of `tessera conformance`: one line per check, grouped (the
 // ABI, the memory interface, one group per op), printed as a table.
 #pragma once

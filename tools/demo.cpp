@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `tessera demo`: the lesson's walk-through on every enabled device — the
 // precision of float32, the five views and their layout pictures, view
 // against reshape, broadcasting with stride 0, writes through views, and the
@@ -22,9 +23,9 @@ void precision(const Runtime& rt, tsr_device dev) {
   section("dtypes and precision");
   Tensor a = Tensor::from_host<float>(rt, {1.0f, 2.0f, 3.0f}, {3}, TSR_FLOAT32, dev);
   Tensor i = Tensor::from_host<int64_t>(rt, {1, 2}, {2}, TSR_INT64, dev);
-  std::printf("torch.%s %s %s\n", tsr_dtype_name(a.dtype()), tuple_string(a.shape()).c_str(),
+  std::printf("tessera.%s %s %s\n", tsr_dtype_name(a.dtype()), tuple_string(a.shape()).c_str(),
               rt.device_name(a.device()).c_str());
-  std::printf("torch.%s\n", tsr_dtype_name(i.dtype()));
+  std::printf("tessera.%s\n", tsr_dtype_name(i.dtype()));
   Tensor third = Tensor::full(rt, {}, 1.0 / 3.0, TSR_FLOAT32, dev);
   std::printf("%s\n", third.str().c_str());
   Tensor tenth = Tensor::full(rt, {}, 0.1, TSR_FLOAT32, dev);
@@ -80,7 +81,7 @@ void views(const Runtime& rt, tsr_device dev) {
   Tensor total = x + r;
   std::printf("%s %s %s\n", tuple_string(total.shape()).c_str(), tuple_string(r.expand({3, 4}).stride()).c_str(),
               yes_no(total.same_storage(x)).c_str());
-  std::printf("torch.Size(%s)\n", [&] {
+  std::printf("tessera.Size(%s)\n", [&] {
     Shape s = broadcast_shapes({3, 1}, {1, 4});
     std::string t = "[";
     for (size_t k = 0; k < s.size(); ++k) t += (k ? ", " : "") + std::to_string(s[k]);
@@ -101,7 +102,7 @@ void mlp(const Runtime& rt, tsr_device dev) {
   section("the 2-16-16-1 MLP forward on 200 two-moons points");
   lesson::MlpResult r = lesson::run_mlp(rt, dev);
   assert_close(r.out64, r.expected);  // float64 against float64: throws if not close
-  std::printf("%s torch.%s torch.%s largest float32 gap %.1e\n", tuple_string(r.out64.shape()).c_str(),
+  std::printf("%s tessera.%s tessera.%s largest float32 gap %.1e\n", tuple_string(r.out64.shape()).c_str(),
               tsr_dtype_name(r.out64.dtype()), tsr_dtype_name(r.out32.dtype()), r.gap);
   std::printf("assert_close(float64, reference): passed\n");
   try {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lesson's MLP forward, shared by `tessera demo` and the lesson tests:
 // two-moons points, a 2-16-16-1 network with ReLU hidden layers and a
 // sigmoid output, a plain float64 reference and the forward on Tessera.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `tessera` command: info, demo, conformance, bench.
 #include <cmath>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A device plugin opened directly by the tool, without a runtime: the
 // library, its entry point and one initialised instance. `tessera
 // conformance` drives plugins through this to test the ABI surface itself

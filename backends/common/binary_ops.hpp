@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The binary ops ADD..POW and EQ..GE on the compute type (float for float16
 // and bfloat16, rounded once per element on store): one definition of their
 // arithmetic for the CPU and GPU backends (host and device code).

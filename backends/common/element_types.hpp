@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // Element types of the in-tree backends: a storage type per tsr_dtype, the
 // type each one computes in, and the conversions between them (PyTorch's
 // rules). One definition for the CPU and the GPU, so that both store the
 // same bits: everything is __host__ __device__ under nvcc and plain inline
 // C++ elsewhere. The float16 / bfloat16 conversions repeat tessera/half.h
 // statement for statement (device code cannot call its static functions);
-// tests/cuda/test_cuda_host.cpp checks them against it bit for bit.
+// tests/cuda/test_cuda_host_dtypes.cpp checks them against it bit for bit.
 #pragma once
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the in-tree backends' kernel tables share: the (op, dtype) support
 // matrix, the walk that registers a kernel family for each supported pair,
 // the prefix of every kernel error message, the argument checks that do

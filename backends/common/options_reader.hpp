@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Note [Plugin options without a JSON library]: a plugin's "options" reach
 // it as the JSON text of one object (tsr_plugin_init_args.options_json).
 // The in-tree backends read a handful of scalar members, so instead of

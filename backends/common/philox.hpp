@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Note [Counter-based random numbers]
 //
 // RAND_UNIFORM and RAND_NORMAL give every element its own random number, so

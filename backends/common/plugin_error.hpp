@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors inside a backend plugin: C++ exceptions that carry a tsr_status,
 // turned into a status plus the host's per-thread message at every entry
 // point (Note [Errors are values] in tessera/status.h). Shared by the

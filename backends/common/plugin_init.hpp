@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The body of an in-tree backend's tsr_plugin_init: check the arguments and
 // the runtime's major version, build the plugin's context, hand out its
 // tsr_plugin_api. The context is owned by the runtime's handle from then on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The iteration plan of a pointwise op, shared by the CPU and GPU backends:
 // one output plus inputs of the same shape, with size-1 dims dropped, dims
 // ordered innermost first (by the operands' strides, output first, as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The iteration plan of a reduction, shared by the CPU and GPU backends.
 // Host code.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The caching host allocator (Note [Why the CPU plugin caches memory] in allocator.hpp).
 #include "allocator.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU plugin's caching host allocator.
 //
 // Note [Why the CPU plugin caches memory]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Binary pointwise ops: ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, POW and the
 // comparisons EQ..GE, as functors on the compute type (float for float16 and
 // bfloat16, rounded once per element on store).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Note [Loops cloned per ISA level] in cloned_loops.hpp.
 #include "cloned_loops.hpp"
 

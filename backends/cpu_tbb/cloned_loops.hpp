@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // float32 loops over unit-stride runs, compiled once per x86-64 level.
 //
 // Note [Loops cloned per ISA level]

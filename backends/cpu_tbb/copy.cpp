@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // COPY: out = inputs[0] converted to the output's dtype, between any two
 // layouts (a 10 x 10 cast matrix, PyTorch's conversion rules in dtypes.hpp).
 #include "elementwise.hpp"

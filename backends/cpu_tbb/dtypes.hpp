@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Element types of the CPU plugin: the shared ones (backends/common/element_types.hpp),
 // a C++ storage type per tsr_dtype, the type each one computes in, and the
 // conversions between them (PyTorch's rules).

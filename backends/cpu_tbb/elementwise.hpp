@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one strided N-d elementwise driver every pointwise kernel goes through.
 //
 // A plan describes the iteration space of one output plus inputs of the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Creation kernels whose values depend on the element's position: ARANGE,
 // LINSPACE (PyTorch's CPU arithmetic), RAND_UNIFORM and RAND_NORMAL (Note
 // [Counter-based random numbers] in backends/common/philox.hpp). Positions are row-major

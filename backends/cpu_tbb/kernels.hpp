@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every kernel file shares: the (op, dtype) support matrix, the entry
 // wrapper that turns exceptions into statuses, argument checks, and the
 // template that registers a kernel family for every supported dtype.

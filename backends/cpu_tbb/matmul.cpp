@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MATMUL: out[..., m, n] = sum_k a[..., m, k] * b[..., k, n], batch dims
 // already broadcast (they may have stride 0). float32 / float64 go to
 // OpenBLAS, or to small_gemm for products too small for it (Note [Small

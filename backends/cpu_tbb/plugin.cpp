@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin's entry point, its options, and the CPU's memory interface.
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Note [Small matrix products] in small_gemm.hpp. Compiled with
 // -ffp-contract=fast (CMakeLists.txt): a * b + c becomes one FMA where the
 // clone's ISA has it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Matrix products too small for OpenBLAS to pay off.
 //
 // Note [Small matrix products]

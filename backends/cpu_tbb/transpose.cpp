@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Note [Transposing copies] in transpose.hpp.
 #include "transpose.hpp"
 

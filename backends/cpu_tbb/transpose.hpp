@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A copy that transposes: x.T.contiguous(), x.permute(...).contiguous().
 //
 // Note [Transposing copies]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FILL, the unary pointwise ops NEG..TANH, and WHERE.
 #include <cmath>
 #include <type_traits>

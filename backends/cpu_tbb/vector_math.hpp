@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // exp and sigmoid for float32 without libm: a polynomial the compiler
 // vectorises (the loops over contiguous runs are in cloned_loops.cpp).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The caching device allocator (one per device).
 //
 // cudaMalloc and cudaFree are slow (cudaFree also waits for the whole device),
@@ -29,7 +30,7 @@
 namespace tessera::cuda {
 
 // Where the allocator's blocks come from: by default cudaMalloc, cudaFree and
-// cudaMemGetInfo on the current device; tests/cuda/test_cuda_host.cpp puts a
+// cudaMemGetInfo on the current device; tests/cuda/test_cuda_host_memory.cpp puts a
 // fake device memory here to check the caching rules without a GPU.
 struct MemorySource {
   cudaError_t (*malloc)(void* ctx, void** ptr, size_t nbytes);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Binary pointwise ops ADD, SUB, MUL, DIV (MAXIMUM, MINIMUM and POW: in
 // binary_minmax_pow.cu): a, b and out of one dtype, broadcast inputs arriving
 // with stride 0. Bandwidth: two reads and a write per element at the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel-table entry of the binary ops ADD..POW and the comparisons
 // EQ..GE, whose output is bool (binary.cu, binary_minmax_pow.cu and
 // compare.cu instantiate it; three files so that they compile in parallel).

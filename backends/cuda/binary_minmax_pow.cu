@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Binary pointwise ops MAXIMUM, MINIMUM (NaN-propagating) and POW.
 // Bandwidth: two reads and a write per element (elementwise.cuh); float pow
 // is compute-bound in powf (~20 instructions per element).

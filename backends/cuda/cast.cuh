@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Casting copies out = convert<Out>(in) for one output dtype and every other
 // input dtype, through the pointwise driver (bandwidth: elementwise.cuh). The
 // 90 (out, in) pairs are split over copy_cast_floating.cu and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Comparisons EQ, NE, LT, LE, GT, GE: out(bool) = a (cmp) b, through
 // binary_impl.cuh's kernel. Bandwidth: two reads and a one-byte write per
 // element (elementwise.cuh).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin's context (one per tsr_plugin_init), its devices, its error type,
 // and the wrapper that keeps every C++ exception inside the plugin (Note
 // [Errors are values] in tessera/status.h). Host code only; compiled by both

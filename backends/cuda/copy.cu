@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // COPY: out = inputs[0] converted to the output's dtype, between any two
 // layouts. A same-dtype copy moves raw element bits: one cudaMemcpyAsync when
 // both sides are one dense run, the tiled kernel for transposes, else the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Casts into the floating dtypes (see cast.cuh).
 #include "cast.cuh"
 

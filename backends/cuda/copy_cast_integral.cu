@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Casts into the integral dtypes and bool (see cast.cuh).
 #include "cast.cuh"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The GPU's element types are the shared ones (backends/common/element_types.hpp).
 #pragma once
 

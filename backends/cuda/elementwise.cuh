@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The strided N-d elementwise driver every pointwise kernel goes through.
 //
 // The host builds a plan as the CPU backend does (backends/cpu_tbb/
@@ -42,7 +43,7 @@
 //            (copy.cu, transpose.cuh): ~95% of the copy rate.
 //
 // Each kernel's work is written as a __host__ __device__ function of the
-// thread's global index, so tests/cuda/test_cuda_host.cpp runs exactly the
+// thread's global index, so tests/cuda/test_cuda_host_pointwise.cpp runs exactly the
 // same index arithmetic on the CPU (tests/cuda/kernels_on_host.hpp), and the
 // emulator (tests/cuda_emu) runs the kernels themselves.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Creation kernels whose values depend on the element's position: ARANGE,
 // LINSPACE (the CPU backend's arithmetic), RAND_UNIFORM and RAND_NORMAL (Note
 // [Counter-based random numbers] in backends/common/philox.hpp, whose

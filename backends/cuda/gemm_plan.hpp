@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // How one MATMUL maps onto cublasGemmStridedBatchedEx: which operand goes
 // first, which are transposed, m/n/k, the leading dimensions, the batch
 // strides and the batches looped on the host. Host code without CUDA types,
-// so tests/cuda/test_cuda_host.cpp runs every plan through a reference of
+// so tests/cuda/test_cuda_host_matmul.cpp runs every plan through a reference of
 // cuBLAS's column-major contract (argument checks included) where no GPU is.
 //
 // cuBLAS is column-major. A matrix whose elements are (row, col) at

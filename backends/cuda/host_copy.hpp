@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Large host memcpys split across threads, for the pinned staging of
 // host <-> device copies (transfer.hpp).
 //

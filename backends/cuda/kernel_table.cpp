@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel table and the argument checks shared by all kernels.
 #include <cstdint>
 

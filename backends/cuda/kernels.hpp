@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every kernel file shares: the (op, dtype) support matrix (the CPU
 // backend's, which is the reference), the entry wrapper that picks the device
 // and stream and turns exceptions into statuses, argument checks, and the
@@ -97,7 +98,7 @@ class Workspace {
 #define TSR_LAUNCH(grid, block, stream, ...) TSR_EMU_LAUNCH(grid, block, stream, __VA_ARGS__)
 #endif
 // Where the kernels are compiled: by nvcc, and as C++ for the emulator (the
-// host test, tests/cuda/test_cuda_host.cpp, sees only their per-thread code).
+// host tests, tests/cuda/test_cuda_host_*.cpp, see only their per-thread code).
 #if defined(__CUDACC__) || defined(TESSERA_CUDA_EMULATION)
 #define TSR_KERNELS 1
 #endif

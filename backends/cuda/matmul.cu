@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MATMUL: out[..., m, n] = sum_k a[..., m, k] * b[..., k, n], batch dims
 // already broadcast (they may have stride 0).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plain matmul: one thread per output element, the K products summed in
 // wrapping 64-bit integers for the integer dtypes (PyTorch's result modulo
 // 2^bits), in float for float16/bfloat16 and in the dtype otherwise. It
@@ -5,7 +6,7 @@
 // with a dim beyond cuBLAS's int. Rate is no concern here (integer matmul is
 // rare: each thread reads its row of A and column of B through the caches);
 // exact wrapping is. The per-element work is a __host__ __device__ function,
-// so tests/cuda/test_cuda_host.cpp runs it on the CPU.
+// so tests/cuda/test_cuda_host_matmul.cpp runs it on the CPU.
 #pragma once
 
 #include <cstdint>

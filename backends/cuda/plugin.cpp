@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin's entry point, its options, its devices and their memory and
 // copy interface.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions: SUM, MEAN, MAX, MIN, ARGMAX — the CPU backend's contract
 // (backends/cpu_tbb/reduce.cpp, which is the reference): float sums
 // accumulate in double, integer sums wrap in 64 bits, NaN wins MAX/MIN and

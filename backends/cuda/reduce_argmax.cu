@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ARGMAX (reduce.cuh): the first index of the largest value, NaN first.
 // Bandwidth: the input read once.
 #include "reduce_impl.cuh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduction kernels, their launcher and the kernel-table entry (see
 // reduce.cuh for the design). Included by reduce_sum.cu and reduce_minmax.cu,
 // which instantiate them for their ops.

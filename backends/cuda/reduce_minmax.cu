@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MAX and MIN (reduce.cuh); the table entry for all reductions. Bandwidth:
 // the input read once.
 #include "reduce_impl.cuh"

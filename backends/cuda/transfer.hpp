@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Copies between pageable host memory and a device, through pinned staging.
 //
 // The ABI lets the caller reuse its host buffer as soon as a copy returns, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tiled transpose/permute copy: out = in, same element size, where the
 // output is unit-stride along plan dim `a` (dim 0) and the input is not, but
 // the input is unit-stride along another dim `b`. A block moves one TILE x

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The unary functors NEG..TANH on the compute type, the CPU backend's
 // (backends/cpu_tbb/unary.cpp) arithmetic rule for rule. Transcendentals use
 // CUDA's libdevice (within 1-2 ulp of glibc's, not bit-equal).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A C99 program using Tessera through the public C API only: it creates
  * tensors, runs ops through the registry, reads the results, and reads the
  * error message after bad calls. Exit status 0 when every check holds. */

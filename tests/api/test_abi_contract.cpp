@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C ABI's own promises (version.h, status.h): a caller of another major
 // is refused, older callers' smaller structs keep working, FFI callers get
 // exported facts, and a refused shutdown is a status the caller can see.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // External memory: wrapped without a copy, the deleter runs exactly once —
 // when the last view goes, or at once when the call fails.
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host-side access (ABI 1.4): which memory the host may address, one
 // element by index, and copies to and from host memory of any layout
 // (column-major for Fortran), checked against values computed here.

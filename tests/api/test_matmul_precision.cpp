@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The float32 matmul precision (ABI 1.3), as torch.set_float32_matmul_precision:
 // per runtime, checked on the way in, and a request the CPU backend may ignore
 // (as PyTorch's CPU matmul does). tests/python/test_cuda_emu_device.py checks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the runtime reports a plugin's faults (issue 17's items 7, 14, 15):
 // a kernel that fails without a message, one that throws, log lines named
 // after their plugin, and fallback warnings that name the op's dtype. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The arena plugin through the public API: its memory is reached only
 // through its copy functions, the ops it lacks run on the CPU when its
 // config allows (Note [CPU fallback] in runtime/fallback.cpp) with the CPU's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cli.bench: `tessera bench` runs every workload on every device of a config,
 # checks each result against a float64 one on the cpu before timing it, and
 # reports a wrong kernel as FAILED with exit status 1. Small sizes and short

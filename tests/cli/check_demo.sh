@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cli.demo: `tessera demo` on the cpu runs the lesson walk-through and the MLP
 # forward to the end, and prints messages whole (it used to cut the view
 # error after 46 characters, in the middle of a word).

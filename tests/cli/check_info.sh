@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tessera info on a config mixing good and bad plugins, and on bad configs.
 # Usage: check_info.sh TESSERA BINARY_DIR BAD_CONFIG_DIR LOADER_DIR
 set -u

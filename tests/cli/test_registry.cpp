@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The registry seen through the public API, with two device types: cpu
 // (cpu_tbb) and "null" (a test plugin that only has FILL for float32).
 #include <catch2/catch.hpp>

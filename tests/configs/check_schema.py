@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """configs.schema: configs/schema.json is a valid JSON Schema (draft 2020-12);
 every shipped config follows it; every bad config of tests/data/configs/bad
 that is JSON at all breaks it, except the few whose fault a JSON Schema

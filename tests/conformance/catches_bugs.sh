@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # conformance.catches_bugs: `tessera conformance` on bad_conformance.so
 # (tests/data/plugins/bad_conformance.c) must exit 1 and report each planted
 # bug, while the plugin's correct parts pass.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # conformance.unusable: `tessera conformance` on plugins no runtime would load
 # must exit 2 and say why on an "UNUSABLE:" line, never abort (an init that
 # throws used to end the tool with std::terminate, status 134) nor report a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bench_cuda: the GPU benchmarks scripts/gpu-check runs beside PyTorch's
 // (same shapes, same byte and FLOP counts, same timing: wall clock around N
 // queued ops and one synchronisation, median of 5 repeats after a warm-up).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cuda.info: `tessera info` on configs/cuda.json. The cuda plugin must load
 # (never be listed as failed) and offer exactly the CPU backend's kernels.
 # Without a GPU it reports zero devices and why, and the exit status is 0

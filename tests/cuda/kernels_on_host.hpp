@@ -1,5 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA kernels' per-thread code, launched on the host thread by thread
-// for cuda.host (test_cuda_host.cpp), which compiles the backend's headers
+// for cuda.host.* (test_cuda_host_*.cpp), which compile the backend's headers
 // with the host compiler beside the real CUDA headers: so the index
 // arithmetic of every launch plan runs here exactly as the kernels run it.
 // (The emulator, tests/cuda_emu, runs the __global__ kernels themselves.)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // launch_floor: the host cost of launching an empty kernel on cuda:0, timed
 // as bench_cuda times a small op (200 launches queued, median of 50 repeats,
 // the synchronisation outside the clock). scripts/gpu-check prints it beside

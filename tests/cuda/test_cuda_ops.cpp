@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cuda.ops: every op x dtype x layout on cuda:0 against the CPU backend (the
 // reference), through the public C API only. Inputs are made on the CPU,
 // moved with tsr_to, and given the same view on both devices (the view is

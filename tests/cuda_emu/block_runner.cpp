@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator's block runner: a kernel's threads as fibers on the host
 // thread that drains the stream (Note [Emulated kernels] in
 // include/cuda_emu_kernels.h).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # cuda_emu.demo: `tessera demo` on the emulated cuda:0 prints what it prints on
 # the cpu (the lesson walk-through and the MLP forward), device names aside.
 # Usage: check_demo.sh TESSERA CONFIG

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator's kernel launches (Note [Emulated kernels] in
 // include/cuda_emu_kernels.h): built-ins, barriers, shuffles, launch limits,
 // and the failures it must report, each against a reference computed here.

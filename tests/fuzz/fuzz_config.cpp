@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: arbitrary bytes as a config file.
 //
 // The loader must either return a config that keeps its promises or fail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: the view and shape API against an element-address oracle.
 //
 // The input is a program: each byte picks a call — creation, transpose,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs one libFuzzer target for a while and prints one line of figures.
 #   run_fuzz.sh BINARY SEED_DIR WORK_DIR SECONDS [libFuzzer flags...]
 # New inputs go to WORK_DIR/corpus, crashes to WORK_DIR/, the full log to

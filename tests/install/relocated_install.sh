@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # install.relocated: an install must work wherever it is moved to, and use
 # nothing outside itself. Installs this build to a temporary prefix, moves
 # the prefix, then, with the moved prefix alone:

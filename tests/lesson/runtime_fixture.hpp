@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One runtime per test program, on the build tree's default config.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every printed result of the lessons in shared/seeds, reproduced on Tessera.
 #include <catch2/catch.hpp>
 #include <cmath>

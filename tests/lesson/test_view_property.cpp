@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Property test: for random shapes and random chains of view ops, every
 // element read through the view equals storage[offset + sum(i_j * stride_j)],
 // and view(-1) succeeds exactly when the lesson's condition holds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // External memory: the deleter runs exactly once on every path that
 // tests/api/test_external.cpp leaves out — a NULL out-pointer, bad ndim, a
 // NULL shape, extents that overflow, an unknown device, a NULL deleter — and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C API at its limits: sizes whose element count or byte size overflows
 // 64 bits, dims of size 0, more dims than TSR_MAX_DIMS, negative strides,
 // misaligned external memory and NULL arguments. Each is a status and a

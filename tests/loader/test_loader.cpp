@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin loader (runtime/plugin_loader.cpp): every bad plugin of
 // tests/data/plugins is refused with the message its .expected file names,
 // the good ones load, negotiate, work through their tables and unload, and

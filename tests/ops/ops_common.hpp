@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The op suite's shared helpers: one runtime per program, host-side
 // conversion of every dtype to double, the layouts an input can take, the
 // float64 reference's rounding rules, and the element-by-element comparison.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Elementwise ops through the public C API against a float64 reference:
 // binary ADD..GE, unary NEG..TANH and WHERE on every dtype, on contiguous,
 // transposed, step-sliced, expanded, 0-d and empty inputs, with broadcasting,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad calls through the public C API: each returns a status with a message
 // (PyTorch's, where PyTorch has one), leaves the out-pointer NULL, writes
 // nothing, and never aborts the process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions (SUM MEAN MAX MIN ARGMAX over all, one and several dims, with
 // and without keepdim, negative dims) and MATMUL (1-D and N-D operands,
 // broadcast batches, K = 0) on every dtype and layout, against a float64

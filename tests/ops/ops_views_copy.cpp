@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Copies and casts through the public C API: copy_ and fill_ through views
 // (checking the base changed exactly there), casts between all 10 dtypes,
 // creation ops (zeros .. randn), item's exactness, and reshape / contiguous /

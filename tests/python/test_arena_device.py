@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The package on a plugin's own device (the sample arena plugin, whose
 memory the host cannot address), in a subprocess with its own config."""
 import json
@@ -12,7 +13,7 @@ SCRIPT = r"""
 import tessera, torch
 print([str(d) for d in tessera.devices()], tessera.cuda.is_available(), tessera.cuda.device_count())
 x = tessera.arange(6, device="arena:0").view(2, 3)
-print(x.device, x.T.stride())
+print(x.device, x.T.stride(), x.__dlpack_device__())  # kDLExt: not a DLPack device type
 print((x.float() * 2).exp().sum().item() == torch.exp(torch.arange(6).float() * 2).sum().item())
 for share in (lambda: x.numpy(), lambda: torch.from_dlpack(x)):
     try:
@@ -41,12 +42,12 @@ def test_arena_tensors_compute_and_refuse_host_sharing(tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [
         "['cpu', 'arena:0'] False 0",
-        "arena:0 (1, 3)",
+        "arena:0 (1, 3) (12, 0)",
         "True",
         "TypeError can't convert arena:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
         "memory first.",
-        "BufferError a tensor on arena:0 cannot be shared through DLPack: its device type has no DLPack code; copy "
-        "it with .cpu() first",
+        "BufferError a tensor on arena:0 cannot be shared through DLPack: its memory is not host-accessible and "
+        "DLPack has no device type for it but kDLExt; copy it with .cpu() first",
         "[[0, 1, 2], [3, 4, 5]]",
         "8000 16777216",
     ]

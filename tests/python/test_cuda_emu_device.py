@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The package on a "cuda" device: the CUDA backend built over the host
 emulation of CUDA (tests/cuda_emu), in a subprocess with its own config. What
 a GPU session would see, minus the GPU: device names, PyTorch's printing,
@@ -54,7 +55,7 @@ def test_cuda_device_through_the_emulator():
         "[[5.0, 14.0], [14.0, 42.0]] [3.0, 8.0]",
         "TypeError can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
         "memory first.",
-        "True torch.float64",
+        "True tessera.float64",
     ]
 
 
@@ -75,7 +76,7 @@ print(tessera.memory_stats("cuda:1")["in_use"] > 0)
 def test_two_cuda_devices_through_the_emulator():
     assert _lines(TWO_DEVICES, TESSERA_CUDA_EMU_DEVICES="2") == [
         "['cpu', 'cuda:0', 'cuda:1'] 2",
-        "cuda:1 torch.Size([4, 3]) 78.0",
+        "cuda:1 tessera.Size([4, 3]) 78.0",
         "[1.0, 0.0, 5.0, 0.0, 9.0, 0.0]",
         "True",
     ]

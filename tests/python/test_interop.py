@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """NumPy and DLPack sharing in both directions: no copies, writes visible on
 the other side, strided views kept, owners kept alive exactly as long as
 needed."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The tensors lesson (seeds/000) run on Tessera from Python: its code with
 tessera where it imports torch, printing the lines the lesson prints."""
 import os
@@ -73,8 +74,8 @@ def run_broadcast_section(x):
 def test_record_dtype_and_printing(capsys):
     run_record_section()
     assert capsys.readouterr().out.splitlines() == [
-        "torch.float32 (3,) cpu | float64 (3,)",
-        "torch.int64",
+        "tessera.float32 (3,) cpu | float64 (3,)",
+        "tessera.int64",
         "tensor(0.3333) 0.3333333333333333",
         "0.1 stored as float32: 0.10000000149011612",
         "0.1 stored as float64: 0.10000000000000001",
@@ -84,7 +85,7 @@ def test_record_dtype_and_printing(capsys):
 
 def test_memory_shared_with_numpy(capsys):
     run_numpy_section()
-    assert capsys.readouterr().out.splitlines() == ["100.0 0.0 torch.float64", "-1.0"]
+    assert capsys.readouterr().out.splitlines() == ["100.0 0.0 tessera.float64", "-1.0"]
 
 
 def test_strides_offsets_and_view(capsys):
@@ -100,7 +101,7 @@ def test_strides_offsets_and_view(capsys):
         "view failed: view size is not compatible with input tensor'",
         "True False True",
         "(3, 4) (0, 1) False",
-        "torch.Size([3, 4]) (3, 4)",
+        "tessera.Size([3, 4]) (3, 4)",
     ]
 
 
@@ -135,7 +136,7 @@ def test_forward_pass_example_prints_the_lessons_lines():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    head = "(200, 1) torch.float64 torch.float32 largest float32 gap "
+    head = "(200, 1) tessera.float64 tessera.float32 largest float32 gap "
     assert lines[0].startswith(head)
     # The gap is float32 rounding of outputs in (0, 1): a few 1e-8 (PyTorch
     # printed 5.9e-08 on the lesson's machine; the BLAS's summation order

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The package finds libtessera.so by itself in a build tree and in an
 install tree, and TESSERA_LIBRARY overrides both."""
 import os

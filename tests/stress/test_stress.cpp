@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Many threads on one runtime: 8 threads x 10,000 mixed ops — creation,
 // views, elementwise, reductions, matmul, printing, in-place writes and
 // errors on purpose — on shared tensors (read by every thread; one shared

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test support: what a program writes on stderr while a StderrCapture
 // lives (the runtime's log lines, a plugin's host->log), read back as text.
 #pragma once

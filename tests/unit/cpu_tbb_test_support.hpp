@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for test_cpu_tbb_kernels: load cpu_tbb.so through its C entry point
 // (no runtime involved), build tensors with chosen layouts around sentinel
 // bytes, and read / write elements as doubles.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The config parser (runtime/config.cpp), against the corpus in
 // tests/data/configs, plus the path helpers (runtime/paths.cpp) and
 // format_tuple (runtime/layout.cpp).

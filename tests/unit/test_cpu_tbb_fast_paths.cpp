@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU plugin's fast paths (bench/), each checked against a plain
 // reference: the caching allocator (reuse, statistics, empty_cache, the
 // cache_mb option, many threads), the vectorised float32 exp / sigmoid

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cpu_tbb.so on its own: loaded with dlopen and driven through its C entry
 // point and kernel table (no runtime). Every kernel runs on contiguous,
 // transposed, step-sliced, expanded, 0-d and empty layouts and is compared

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The layout picture for the lesson's five views of x = arange(12).view(3, 4)
 // (figure DL01.7.1-F3: x reads cells 0..11 in order; x.T reads cell 0 first,
 // cell 4 second, cell 8 third, cell 1 fourth; x[:, 1::2] reads cells 1, 3, 5,

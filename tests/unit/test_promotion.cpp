@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PyTorch 1.13's type promotion: every pair of promote_types and can_cast,
 // and result_type over tensors, 0-d tensors and Python numbers, against the
 // table tests/data/shape/make_promotion.py recorded from torch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // View, shape and broadcasting logic (runtime/shape.hpp) against PyTorch
 // 1.13: the lessons' cases, every error message, a differential table of
 // random view chains recorded from torch (tests/data/shape/make_views.py),

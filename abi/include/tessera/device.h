@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tessera/device.h — where a storage lives.
  *
  * A device is a (type, index) pair, a frozen value type (see Note

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tessera/dtype.h — element types.
  *
  * The numbering is part of the ABI (append only). Element sizes are in bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tessera/element.h — one element of any dtype as a double, both ways, for
  * programs that read results with tsr_read or fill buffers for tsr_from_host
  * without a switch over the dtypes of their own (and for tests and plugin

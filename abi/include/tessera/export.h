@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tessera/export.h — how the headers declare functions.
  *
  *   TSR_API            a function exported by libtessera (tessera.h). On

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tessera/half.h — float16 and bfloat16 conversions for plugin authors and
  * the runtime, so every backend rounds the same way.
  *

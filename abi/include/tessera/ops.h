@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tessera/ops.h — the operations a kernel table can implement.
  *
  * The numbering is part of the ABI: new ops are appended (a minor bump). A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tessera/plugin.h — what a device plugin exports and what the runtime gives it.
  *
  * A plugin is a shared library that exports one C symbol,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tessera/scalar.h — a number as the caller wrote it.
  *
  * tsr_scalar carries a Python-style number into the public API (tsr_full,

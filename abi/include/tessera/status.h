@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tessera/status.h — status codes, and the conventions every boundary struct follows.
  *
  * Note [Errors are values]

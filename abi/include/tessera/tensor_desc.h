@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tessera/tensor_desc.h — the record a kernel reads a tensor through.
  *
  * Shaped like DLPack's DLTensor, self-contained so that no allocation is

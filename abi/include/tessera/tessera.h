@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tessera/tessera.h — the runtime's public C API (libtessera.so).
  *
  * Objects:

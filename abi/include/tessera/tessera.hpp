@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tessera/tessera.hpp — a header-only C++20 RAII wrapper over the C API.
 //
 // It lives entirely in the caller's code: errors from the C API become

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tessera/version.h — the ABI version and the rules for changing it.
  *
  * The ABI version is a (major, minor) pair, packed as TSR_ABI_VERSION.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tessera from Python: a pure-Python package over libtessera's C API (ctypes).
 
 The names and behaviour are PyTorch's: tessera.tensor, zeros, arange, ...,

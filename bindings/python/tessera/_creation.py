@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Creation: tensor(), as_tensor(), zeros(), ones(), full(), arange(), rand(), ..."""
 import operator
 from array import array

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """DLPack both ways: Tensor.__dlpack__ / __dlpack_device__ and from_dlpack().
 
 Note [DLPack ownership]
@@ -11,6 +12,19 @@ Note [DLPack ownership]
   from then on) and its memory is wrapped by tsr_from_external, whose
   deleter calls the producer's deleter once the storage's last view goes.
   DLPack counts strides in elements, as tessera does.
+
+Note [DLPack devices]
+  DLPack's device types are a fixed list (kDLCPU 1, kDLCUDA 2, ..., kDLExt 12
+  for "anything else"); tessera's cpu (1) and cuda (2) share those numbers,
+  while a plugin's own device type gets a number >= TSR_DEVICE_DYNAMIC_BASE
+  (64) at load time, which means nothing to DLPack. So:
+    - the cpu, and any device whose memory the host can address
+      (tsr_device_is_host_accessible): kDLCPU, device_id 0; its data pointer
+      is a host address any CPU consumer (NumPy, PyTorch) may read;
+    - cuda: kDLCUDA with the device's index;
+    - any other plugin device: kDLExt with its index. __dlpack__ refuses
+      such a tensor (no consumer could address its memory), and
+      from_dlpack accepts kDLCPU and kDLCUDA only.
 
 Note [DLPack streams]
   A CUDA tensor's memory may still be written by queued kernels: the
@@ -50,6 +64,10 @@ class DLManagedTensor(Structure):
 
 DL_DELETER = ctypes.CFUNCTYPE(None, c_void_p)  # void (*)(DLManagedTensor*)
 DLManagedTensor._fields_ = [("dl_tensor", DLTensor), ("manager_ctx", c_void_p), ("deleter", DL_DELETER)]
+
+# DLDeviceType (Note [DLPack devices])
+kDLCPU, kDLCUDA, kDLExt = 1, 2, 12
+_TSR_DEVICE_CPU, _TSR_DEVICE_CUDA = 1, 2  # tessera/device.h
 
 # DLDataTypeCode
 _kDLInt, _kDLUInt, _kDLFloat, _kDLBfloat, _kDLBool = 0, 1, 2, 4, 6
@@ -108,6 +126,15 @@ def _block_type(ndim):
 _BLOCKS = {}
 
 
+def dlpack_device(dev):
+    """(DLPack device type, device id) for a tsr_device (Note [DLPack devices])."""
+    if dev.type == _TSR_DEVICE_CPU or C.device_is_host_accessible(runtime(), dev):
+        return (kDLCPU, 0)
+    if dev.type == _TSR_DEVICE_CUDA:
+        return (kDLCUDA, dev.index)
+    return (kDLExt, dev.index)
+
+
 def to_dlpack(t, stream=None):
     """A "dltensor" capsule over t's memory (no copy)."""
     h = t._h
@@ -116,11 +143,13 @@ def to_dlpack(t, stream=None):
         # PyTorch 1.13 (and NumPy 1.24) have no DLPack bool; say so as PyTorch does.
         raise RuntimeError("Bool type is not supported by dlpack")
     dev = C.tensor_device(h)
-    if dev.type >= 64:
-        # A runtime-numbered device type (a plugin's own, such as "arena")
-        # has no DLPack device code: no consumer could read the memory.
-        raise BufferError(f"a tensor on {t.device} cannot be shared through DLPack: its device type has no "
-                          "DLPack code; copy it with .cpu() first")
+    dl_type, dl_id = dlpack_device(dev)
+    if dl_type == kDLExt:
+        # A plugin's own device whose memory the host cannot address (such as
+        # "arena"): no consumer could read it.
+        raise BufferError(f"a tensor on {t.device} cannot be shared through DLPack: its memory is not "
+                          "host-accessible and DLPack has no device type for it but kDLExt; copy it with "
+                          ".cpu() first")
     if dev.type != 1 and stream != -1:
         st = C.synchronize(runtime(), dev)  # Note [DLPack streams]
         if st:
@@ -140,7 +169,7 @@ def to_dlpack(t, stream=None):
     base = C.tensor_storage_data(h) or 0
     # The data pointer includes the offset (byte_offset 0), as PyTorch exports.
     dl.data = base + C.tensor_storage_offset(h) * item if base else None
-    dl.device = DLDevice(dev.type, dev.index)
+    dl.device = DLDevice(dl_type, dl_id)
     dl.ndim = n
     dl.dtype = DLDataType(_TO_DL[code][0], _TO_DL[code][1], 1)
     dl.shape = ctypes.cast(block.shape, POINTER(c_int64))
@@ -168,6 +197,14 @@ def _import_deleter(ctx, data):
             m.deleter(managed)
 
 
+def _check_import_device(dl_type):
+    """Refuses, before the capsule changes hands, a DLPack device tessera has
+    no device for (Note [DLPack devices])."""
+    if dl_type not in (kDLCPU, kDLCUDA):
+        raise BufferError("from_dlpack: DLPack device type %d is not supported: tessera imports kDLCPU (1) "
+                          "and kDLCUDA (2) memory" % dl_type)
+
+
 def from_dlpack(ext):
     """A tensor sharing the memory of any DLPack producer (an object with
     __dlpack__, or a legacy "dltensor" capsule)."""
@@ -175,13 +212,15 @@ def from_dlpack(ext):
         if isinstance(ext, Tensor):
             return ext._alias()
         dev_type, _ = ext.__dlpack_device__()
-        capsule = ext.__dlpack__(stream=None) if dev_type != 2 else ext.__dlpack__(stream=1)
+        _check_import_device(dev_type)
+        capsule = ext.__dlpack__(stream=None) if dev_type != kDLCUDA else ext.__dlpack__(stream=1)
     else:
         capsule = ext
     if type(capsule).__name__ != "PyCapsule" or not _api.PyCapsule_IsValid(capsule, _NAME):
         raise RuntimeError("from_dlpack: expected an object with __dlpack__ or an unused \"dltensor\" capsule")
     managed = _api.PyCapsule_GetPointer(capsule, _NAME)
     dl = DLManagedTensor.from_address(managed).dl_tensor
+    _check_import_device(dl.device.device_type)
     key_dt = (dl.dtype.code, dl.dtype.bits)
     code = _FROM_DL.get(key_dt)
     if code is None or dl.dtype.lanes != 1:
@@ -195,8 +234,11 @@ def from_dlpack(ext):
         strides = None  # row-major
     item = DTYPES[code].itemsize
     data = (dl.data or 0) + dl.byte_offset
-    device = Device(dl.device.device_type, dl.device.device_id)
-    if device.type != 1:
+    if dl.device.device_type == kDLCPU:
+        device = Device(_TSR_DEVICE_CPU, 0)
+    else:
+        device = Device(_TSR_DEVICE_CUDA, dl.device.device_id)
+    if device.type != _TSR_DEVICE_CPU:
         st = C.synchronize(runtime(), device)  # Note [DLPack streams]
         if st:
             raise error(st)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Loading libtessera.so, the C signatures, errors and the one runtime.
 
 Everything that knows the C ABI's layout lives here: the ctypes mirrors of
@@ -90,9 +91,15 @@ class Finfo(Structure):  # tsr_finfo
                 ("max", c_double), ("min", c_double), ("tiny", c_double)]
 
 
+# The ABI these mirrors were written against (tessera/version.h): a library of
+# another major is refused at tsr_runtime_create.
+ABI_VERSION = (1 << 16) | 4
+
+
 class RuntimeOptions(Structure):  # tsr_runtime_options
     _fields_ = [("struct_size", c_size_t), ("config_path", c_char_p), ("config_json", c_char_p),
-                ("config_base_dir", c_char_p), ("strict_plugins", c_int32), ("reserved", c_int32)]
+                ("config_base_dir", c_char_p), ("strict_plugins", c_int32), ("reserved", c_int32),
+                ("abi_version", c_uint32), ("reserved2", c_uint32)]
 
 
 def struct_size(cls, last_field):
@@ -122,7 +129,7 @@ _SIGNATURES = {
     "tsr_status_name": (c_char_p, [ST]),
     "tsr_abi_version": (c_uint32, []),
     "tsr_runtime_create": (ST, [POINTER(RuntimeOptions), OUT]),
-    "tsr_runtime_destroy": (None, [T]),
+    "tsr_runtime_destroy": (ST, [T]),
     "tsr_runtime_describe": (ST, [T, I32, POINTER(c_void_p)]),
     "tsr_string_free": (None, [c_void_p]),
     "tsr_runtime_default_device": (ST, [T, POINTER(Device), POINTER(c_int32)]),
@@ -131,6 +138,7 @@ _SIGNATURES = {
     "tsr_runtime_device_count": (I32, [T]),
     "tsr_runtime_device_at": (ST, [T, I32, POINTER(Device)]),
     "tsr_synchronize": (ST, [T, Device]),
+    "tsr_device_is_host_accessible": (I32, [T, Device]),
     "tsr_empty_cache": (ST, [T, Device]),
     "tsr_get_memory_stats": (ST, [T, Device, POINTER(MemoryStats)]),
     "tsr_manual_seed": (None, [T, c_uint64]),
@@ -216,7 +224,7 @@ _QUICK = {
     "tsr_tensor_element_size", "tsr_tensor_is_contiguous", "tsr_tensor_storage_data",
     "tsr_tensor_storage_nbytes", "tsr_tensor_describe", "tsr_promote_types", "tsr_view", "tsr_transpose",
     "tsr_t", "tsr_permute", "tsr_slice", "tsr_select", "tsr_unsqueeze", "tsr_squeeze", "tsr_squeeze_all",
-    "tsr_expand", "tsr_flatten", "tsr_as_strided",
+    "tsr_expand", "tsr_flatten", "tsr_as_strided", "tsr_device_is_host_accessible",
 }
 
 
@@ -288,7 +296,10 @@ def runtime():
     with _lock:
         if _runtime is None:
             out = c_void_p()
-            check(C.runtime_create(None, out))
+            opts = RuntimeOptions()
+            opts.struct_size = struct_size(RuntimeOptions, "reserved2")
+            opts.abi_version = ABI_VERSION
+            check(C.runtime_create(opts, out))
             dev = Device()
             available = c_int32()
             st = C.runtime_default_device(out.value, dev, available)

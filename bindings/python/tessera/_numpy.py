@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """NumPy both ways without copies: from_numpy() wraps an array's memory,
 Tensor.numpy() wraps a CPU tensor's storage.
 
@@ -95,11 +96,14 @@ class _Holder:
 
 
 def to_numpy(t, force=False):
-    """The CPU tensor's memory as an ndarray (shared, writable)."""
+    """The tensor's memory as an ndarray (shared, writable), for a device whose
+    memory the host can address (the cpu, and plugin devices whose properties
+    say host_accessible: tsr_device_is_host_accessible). Others refuse, or
+    copy to the cpu when force is true."""
     import numpy as np
     h = t._h
     dev = C.tensor_device(h)
-    if dev.type != 1:
+    if not C.device_is_host_accessible(runtime(), dev):
         if force:
             return to_numpy(t.to("cpu"))
         raise TypeError("can't convert %s device type tensor to numpy. Use Tensor.cpu() to copy the tensor "

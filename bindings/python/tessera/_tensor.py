@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tensor: one tsr_tensor handle, with PyTorch's methods and operators.
 
 A Tensor owns one reference to its handle and releases it in __del__. A
@@ -259,7 +260,7 @@ def _dim_error(dim, n):
 
 
 class _ReturnTypes(tuple):
-    """torch.return_types.max / min: (values, indices)."""
+    """As torch.return_types.max / min: (values, indices)."""
     __slots__ = ()
     _name = "max"
 
@@ -267,7 +268,7 @@ class _ReturnTypes(tuple):
     indices = property(operator.itemgetter(1))
 
     def __repr__(self):
-        return "torch.return_types.%s(\nvalues=%r,\nindices=%r)" % (self._name, self[0], self[1])
+        return "tessera.return_types.%s(\nvalues=%r,\nindices=%r)" % (self._name, self[0], self[1])
 
 
 class _MaxResult(_ReturnTypes):
@@ -507,8 +508,8 @@ class Tensor:
         return to_dlpack(self, stream)
 
     def __dlpack_device__(self):
-        c = C.tensor_device(self._h)
-        return (c.type, c.index)
+        from ._dlpack import dlpack_device
+        return dlpack_device(C.tensor_device(self._h))
 
     # ---- views -------------------------------------------------------------------
 

@@ -1,10 +1,14 @@
-"""dtype, device, Size and finfo: the small value types, spelled as PyTorch spells them."""
+# SPDX-License-Identifier: Apache-2.0
+"""dtype, device, Size and finfo: the small value types. They behave as
+PyTorch's do; their reprs name this package (tessera.float32,
+tessera.Size([3, 4])), so that eval(repr(v)) gives v back after
+`import tessera`."""
 from ._lib import C, Device, Finfo, check, default_device, runtime, struct_size
 
 
 class dtype:
-    """An element type. Its repr is PyTorch's ("torch.float32"), the spelling
-    tsr_format uses inside a tensor's repr too."""
+    """An element type. Its repr is "tessera.float32" (eval gives the dtype
+    back after `import tessera`)."""
     __slots__ = ("_code", "_name", "itemsize", "is_floating_point", "is_signed")
 
     def __init__(self, code, name, itemsize, is_floating_point, is_signed):
@@ -15,7 +19,7 @@ class dtype:
         self.is_signed = is_signed
 
     def __repr__(self):
-        return "torch." + self._name
+        return "tessera." + self._name
 
     __str__ = __repr__
 
@@ -64,7 +68,9 @@ _FIXED_NAMES = {1: "cpu", 2: "cuda"}
 
 
 class device:
-    """torch.device: device("cpu"), device("cuda:0"), device("cuda", 1)."""
+    """As torch.device: device("cpu"), device("cuda:0"), device("cuda", 1),
+    device("arena", 0). Its repr is PyTorch's, device(type='cuda', index=0),
+    which tessera.device accepts back."""
     __slots__ = ("type", "index", "_c")
 
     def __init__(self, type, index=None):
@@ -96,8 +102,10 @@ class device:
             # A plugin's device type or a config alias: ask the runtime.
             c = Device()
             check(C.device_parse(runtime(), text.encode(), c))
+            if index is not None and not sep:
+                c.index = index  # device("arena", 1), as device("cuda", 1)
             self.type = _type_name_of(c.type)
-            self.index = c.index if (sep or c.type != 1) else None
+            self.index = c.index if (sep or index is not None or c.type != 1) else None
             self._c = c
 
     def c(self):
@@ -178,11 +186,11 @@ def as_device(d):
 
 
 class Size(tuple):
-    """torch.Size: a tuple of ints that prints as torch.Size([3, 4])."""
+    """As torch.Size: a tuple of ints that prints as tessera.Size([3, 4])."""
     __slots__ = ()
 
     def __repr__(self):
-        return "torch.Size([%s])" % ", ".join(str(int(s)) for s in self)
+        return "tessera.Size([%s])" % ", ".join(str(int(s)) for s in self)
 
     __str__ = __repr__
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """tessera.testing.assert_close: PyTorch's defaults and messages, from tsr_assert_close."""
 from ._lib import C, ERR_INVALID_ARGUMENT, error
 from ._tensor import Tensor

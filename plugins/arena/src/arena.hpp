@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An arena: one block of memory that stands in for a device's own memory.
 //
 // The addresses it hands out are handles, not host pointers: they lie in a

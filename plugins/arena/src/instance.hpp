@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One initialised copy of the plugin: its arenas, options and host services.
 #pragma once
 

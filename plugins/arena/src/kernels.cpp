@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ops this device implements: fill, copy (with casts from every dtype),
 // add, sub, mul, neg, relu and sum, for float32, float64 and int64. Every
 // other op is left to the runtime's CPU fallback when the config allows it.

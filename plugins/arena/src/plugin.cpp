@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The arena plugin's entry point and its memory and copy interface.
 //
 // Options (the config's "options" object):

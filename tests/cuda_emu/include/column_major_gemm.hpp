@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 // cuBLAS's GEMM contract, written once for the two places that stand in for
 // cuBLAS on the host: the emulator's cublasGemmStridedBatchedEx
-// (cublas_v2.h here) and the matmul-plan test (tests/cuda/test_cuda_host.cpp).
+// (cublas_v2.h here) and the matmul-plan test (tests/cuda/test_cuda_host_matmul.cpp).
 //
 //   C (m x n, column-major, ldc) = op(A) (m x k) * op(B) (k x n), batch times,
 //   op(X) = X or X^T as stored column-major with its leading dimension;

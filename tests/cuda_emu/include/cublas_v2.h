@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // cuBLAS as the CUDA backend uses it (one GEMM entry point), emulated on the
 // host for cuda_emu.so: cublasGemmStridedBatchedEx per its documented
 // contract — column-major operands, op N or T, the leading-dimension checks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Emulated kernels: the CUDA backend's own __global__ functions run on the
 // host, block by block, for cuda_emu.so. Included by cuda_runtime.h.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The CUDA runtime API as the CUDA backend uses it, emulated on the host for
 // cuda_emu.so (see tests/cuda_emu/README.md): the same plugin sources, built
 // as C++ with TESSERA_CUDA_EMULATION, run their kernels (Note [Emulated

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes cases.json and close_cases.json beside this script: tensors with the
 repr and the torch.testing.assert_close messages that PyTorch 1.13 gives them.
 

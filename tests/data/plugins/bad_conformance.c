@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bad_conformance.so: a plugin that loads and mostly works, with one planted
  * bug per check of `tessera conformance`, so that a test can prove each
  * check fires (tests/conformance/catches_bugs.sh lists what must fail):

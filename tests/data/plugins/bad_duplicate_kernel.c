@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bad_duplicate_kernel.so: two entries claim (fill, float32). */
 #include "test_plugin_common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bad_init_fails.so: declines, with a message, as a plugin whose hardware is
  * missing would. */
 #include "tessera/plugin.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bad_init_silent.so: fails without calling set_error (against the rules). */
 #include "tessera/plugin.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bad_init_version.so: the plugin itself declines the runtime's version. */
 #include "tessera/plugin.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bad_missing_slot.so: its device interface has no allocate. */
 #include "test_plugin_common.h"
 

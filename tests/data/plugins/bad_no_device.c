@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bad_no_device.so: its api has no device interface. */
 #include "test_plugin_common.h"
 

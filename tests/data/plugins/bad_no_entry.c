@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bad_no_entry.so: exports a misspelt entry point and nothing else. */
 #include "tessera/plugin.h"
 

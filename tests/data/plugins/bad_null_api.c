@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bad_null_api.so: reports success but gives no api. */
 #include "tessera/plugin.h"
 

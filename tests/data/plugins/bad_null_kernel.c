@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bad_null_kernel.so: entry 3 of its kernel table has no function. */
 #include "test_plugin_common.h"
 

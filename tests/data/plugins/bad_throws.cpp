@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bad_throws.so: a C++ entry point that lets an exception out (against the
 // rules). The runtime must report it, not call destroy, and not crash.
 #include <stdexcept>

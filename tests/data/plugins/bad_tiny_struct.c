@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bad_tiny_struct.so: claims its tsr_plugin_api is 4 bytes long. */
 #include "test_plugin_common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bad_undefined_symbol.so: needs a function no library defines, so that
  * dlopen(RTLD_NOW) fails and the dynamic loader's own text must show. Built
  * without --no-undefined. */

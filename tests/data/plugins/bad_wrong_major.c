@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bad_wrong_major.so: answers with ABI 2.0, so the runtime must refuse it
  * before reading or calling anything else (destroy included). */
 #include "test_plugin_common.h"

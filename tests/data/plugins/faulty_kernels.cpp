@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // faulty_kernels.so: a vendor-style plugin ("vec") whose kernels fail in the
 // ways tests/api/test_plugin_faults.cpp checks the runtime reports well:
 //   add float32  fails with TSR_ERR_DEVICE and sets no message;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* good_minimal.so: the smallest correct plugin, in C99. One device type
  * named "null" ("null:0"), memory from the host heap, one kernel (FILL for
  * float32). Options: "devices" (default 1), "destroy_counter" (see

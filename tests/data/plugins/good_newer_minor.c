@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* good_newer_minor.so: a plugin from a future 1.7 runtime. Its structs are
  * longer than ours (fields appended), its kernel table has an op and a dtype
  * this runtime does not know, and it leaves an optional slot NULL. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* good_older_minor.so: a plugin built against ABI 1.0, before
  * tsr_device_iface.memory_stats was appended in 1.1. Its device interface
  * says struct_size = the 1.0 layout; the bytes after it hold a poisoned

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared parts of the test plugins: a "null" device whose memory is host
  * malloc, and a context that counts destroy calls into a counter the test
  * passes by address in the options ({"destroy_counter": 1234567}), so that a

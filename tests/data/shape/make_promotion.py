@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes promotion.json: PyTorch 1.13's promote_types, can_cast and
 result_type over Tessera's ten dtypes, so test_promotion needs no torch.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes views.json: random chains of view operations run in PyTorch 1.13,
 with the shape, strides, offset, contiguity and clone() strides after each
 step, or the error it raised. test_shape replays every chain through
