@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Per-op overhead from Python: a + b on 1-element float32 tensors, for
 Tessera (ctypes over the C API), PyTorch and NumPy, measured in one run.
 

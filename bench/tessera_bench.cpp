@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Tessera side of the benchmark suite: one Google Benchmark per workload
 // of bench/run.py (same names), over the public C API — the MLP forward goes
 // through the header-only C++ wrapper exactly as the lesson code does — plus
@@ -269,6 +270,34 @@ void triad(benchmark::State& state) {
   set_bytes(state, 3 * 4 * k2p24);
 }
 
+// Reads 2^24 floats' bytes on two threads, each its own half: the streaming
+// bound of sum_2^24. Integer adds in 32 lanes (any order is exact, so the
+// compiler vectorises them; 8 vectors in flight even with SSE2).
+void read(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(k2p24);
+  auto* p = static_cast<uint32_t*>(std::aligned_alloc(size_t{2} << 20, n * sizeof(uint32_t)));
+  if (p == nullptr) std::exit(1);
+  std::unique_ptr<uint32_t, decltype(&std::free)> keep(p, &std::free);
+  (void)madvise(p, n * sizeof(uint32_t), MADV_HUGEPAGE);
+  uint32_t sums[2] = {};
+  TwoThreads pool([&](int part) {
+    const size_t lo = part * n / 2, hi = (part + 1) * n / 2;
+    uint32_t lane[32] = {};
+    for (size_t i = lo; i < hi; i += 32)
+      for (int k = 0; k < 32; ++k) lane[k] += p[i + k];
+    uint32_t s = 0;
+    for (uint32_t v : lane) s += v;
+    sums[part] = s;
+  });
+  for (size_t i = 0; i < n; ++i) p[i] = static_cast<uint32_t>(i);
+  pool.run();
+  for (auto _ : state) {
+    pool.run();
+    benchmark::DoNotOptimize(sums);
+  }
+  set_bytes(state, 4 * k2p24);
+}
+
 void register_all() {
   auto add = [](const char* name, void (*fn)(benchmark::State&)) {
     benchmark::RegisterBenchmark(name, fn)->UseRealTime()->Unit(benchmark::kMicrosecond);
@@ -287,6 +316,7 @@ void register_all() {
   add("tiny_add", tiny_add);
   add("mlp_forward", mlp_forward);
   add("triad_2^24", triad);
+  add("read_2^24", read);
 }
 
 }  // namespace

@@ -146,10 +146,10 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
   for (const auto& pj : doc["plugins"]) {
     out << "  " << pj["name"].get<std::string>() << " " << pj["version"].get<std::string>() << " (ABI "
         << pj["abi_version"].get<std::string>() << ") " << pj["path"].get<std::string>() << "\n";
-    out << "    priority " << pj["priority"].get<int64_t>() << ", CPU fallback "
-        << (pj["fallback"].get<bool>() ? "on (ops it lacks run on the cpu, with copies)" : "off") << "\n";
     out << "    device type \"" << pj["device_type"].get<std::string>() << "\", " << pj["kernels"].get<size_t>()
         << " kernels over " << pj["ops"].size() << " ops\n";
+    out << "    priority " << pj["priority"].get<int64_t>() << ", CPU fallback "
+        << (pj["fallback"].get<bool>() ? "on (ops it lacks run on the cpu, with copies)" : "off") << "\n";
     for (const auto& d : pj["devices"]) {
       out << "    " << d["device"].get<std::string>() << ": " << d["name"].get<std::string>();
       if (d["total_memory"].get<uint64_t>() > 0)

@@ -39,6 +39,8 @@ void unary_rows_f32(int op, float* o, const float* a, int64_t n, int64_t rows, i
 // The sum of p[0..n) in double, in a fixed order: 32 lanes (lane k takes
 // elements k, k + 32, ...) summed in order, then the lanes added to the
 // result in order, then the tail — the same bits whatever the vector width.
+// Long runs take reduce.cpp's AVX2/AVX-512 bodies of the same order (Note
+// [float32 sums]); this one serves short runs and CPUs without them.
 double sum_f32(const float* p, int64_t n);
 
 }  // namespace tessera::cpu_tbb

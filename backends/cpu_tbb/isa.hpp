@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-ISA code in a plugin built for baseline x86-64 (Note [Loops cloned per
 // ISA level] in cloned_loops.hpp): the attributes, where the compiler and
 // platform support them, and nothing elsewhere (baseline code only).
