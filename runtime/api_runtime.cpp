@@ -29,6 +29,7 @@ void tsr_clear_last_error(void) { clear_last_error(); }
 size_t tsr_dtype_itemsize(int32_t dtype) { return tsr_dtype_size(dtype); }
 const char* tsr_dtype_get_name(int32_t dtype) { return tsr_dtype_name(dtype); }
 const char* tsr_op_get_name(int32_t op) { return tsr_op_name(op); }
+int32_t tsr_op_count(void) { return TSR_OP_COUNT; }
 
 size_t tsr_struct_size(int32_t kind) {
   switch (kind) {

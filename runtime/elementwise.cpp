@@ -12,9 +12,11 @@ namespace tessera::rt {
 
 namespace {
 
-bool is_comparison(int32_t op) { return op >= TSR_OP_EQ && op <= TSR_OP_GE; }
-bool is_binary(int32_t op) { return op >= TSR_OP_ADD && op <= TSR_OP_GE; }
-bool is_unary(int32_t op) { return op >= TSR_OP_NEG && op <= TSR_OP_TANH; }
+// The kinds (tessera/ops.h) each C function takes: tsr_binary and its forms
+// take the comparisons too.
+bool is_comparison(int32_t op) { return tsr_op_kind(op) == TSR_OP_KIND_COMPARE; }
+bool is_binary(int32_t op) { return tsr_op_kind(op) == TSR_OP_KIND_BINARY || is_comparison(op); }
+bool is_unary(int32_t op) { return tsr_op_kind(op) == TSR_OP_KIND_UNARY; }
 // Unary ops whose integer inputs compute in the default float dtype.
 bool is_float_unary(int32_t op) {
   return op == TSR_OP_EXP || op == TSR_OP_LOG || op == TSR_OP_SQRT || op == TSR_OP_SIGMOID || op == TSR_OP_TANH;

@@ -10,6 +10,7 @@ namespace tessera::rt {
 
 namespace {
 int32_t reduced_dtype(int32_t op, int32_t dtype) {
+  if (tsr_op_kind(op) != TSR_OP_KIND_REDUCE) fail(TSR_ERR_INVALID_ARGUMENT, op_label(op) + " is not a reduction");
   switch (op) {
     case TSR_OP_SUM: return tsr_dtype_is_floating(dtype) ? dtype : TSR_INT64;
     case TSR_OP_MEAN:
@@ -21,7 +22,7 @@ int32_t reduced_dtype(int32_t op, int32_t dtype) {
     case TSR_OP_ARGMAX: return TSR_INT64;
     case TSR_OP_MAX:
     case TSR_OP_MIN: return dtype;
-    default: fail(TSR_ERR_INVALID_ARGUMENT, op_label(op) + " is not a reduction");
+    default: fail(TSR_ERR_INTERNAL, op_label(op) + ": a reduction without a result dtype");
   }
 }
 }  // namespace

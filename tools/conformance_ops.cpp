@@ -250,34 +250,19 @@ tsr_scalar scalar_int(int64_t v) {
 
 // ---- ops --------------------------------------------------------------------
 
-enum class Kind { Fill, Copy, Binary, Compare, Unary, Where, Reduce, Matmul, Arange, Linspace, Random };
-
-Kind kind_of(int32_t op) {
-  if (op == TSR_OP_FILL) return Kind::Fill;
-  if (op == TSR_OP_COPY) return Kind::Copy;
-  if (op >= TSR_OP_ADD && op <= TSR_OP_POW) return Kind::Binary;
-  if (op >= TSR_OP_EQ && op <= TSR_OP_GE) return Kind::Compare;
-  if (op >= TSR_OP_NEG && op <= TSR_OP_TANH) return Kind::Unary;
-  if (op == TSR_OP_WHERE) return Kind::Where;
-  if (op >= TSR_OP_SUM && op <= TSR_OP_ARGMAX) return Kind::Reduce;
-  if (op == TSR_OP_MATMUL) return Kind::Matmul;
-  if (op == TSR_OP_ARANGE) return Kind::Arange;
-  if (op == TSR_OP_LINSPACE) return Kind::Linspace;
-  return Kind::Random;
-}
-
-std::vector<Layout> layouts_of(Kind k, int32_t op) {
+// The layouts each kind of op is checked on (its kind: tsr_op_kind).
+std::vector<Layout> layouts_of(int k, int32_t op) {
   switch (k) {
-    case Kind::Fill: return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Scalar, Layout::Empty};
-    case Kind::Reduce:
+    case TSR_OP_KIND_FILL: return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Scalar, Layout::Empty};
+    case TSR_OP_KIND_REDUCE:
       if (op == TSR_OP_SUM || op == TSR_OP_MEAN)
         return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded, Layout::Scalar, Layout::Empty, Layout::AllDims};
       return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded, Layout::Scalar, Layout::AllDims};
-    case Kind::Matmul:
+    case TSR_OP_KIND_MATMUL:
       return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded, Layout::Empty, Layout::Batched};
-    case Kind::Arange:
-    case Kind::Linspace: return {Layout::Contiguous, Layout::Sliced, Layout::Empty};
-    case Kind::Random: return {Layout::Contiguous, Layout::Transposed, Layout::Sliced};
+    case TSR_OP_KIND_ARANGE:
+    case TSR_OP_KIND_LINSPACE: return {Layout::Contiguous, Layout::Sliced, Layout::Empty};
+    case TSR_OP_KIND_RANDOM: return {Layout::Contiguous, Layout::Transposed, Layout::Sliced};
     default:
       return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded, Layout::Scalar, Layout::Empty};
   }
@@ -289,13 +274,13 @@ Domain domain_of(int32_t op, int input) {
     case TSR_OP_SQRT: return Domain::Positive;
     case TSR_OP_DIV: return input == 1 ? Domain::Nonzero : Domain::General;
     case TSR_OP_POW: return input == 1 ? Domain::Exponent : Domain::Positive;
-    default: return op >= TSR_OP_EQ && op <= TSR_OP_GE ? Domain::Small : Domain::General;
+    default: return tsr_op_kind(op) == TSR_OP_KIND_COMPARE ? Domain::Small : Domain::General;
   }
 }
 
 int32_t output_dtype(int32_t op, int32_t key) {
-  Kind k = kind_of(op);
-  if (k == Kind::Compare) return TSR_BOOL;
+  const int k = tsr_op_kind(op);
+  if (k == TSR_OP_KIND_COMPARE) return TSR_BOOL;
   if (op == TSR_OP_ARGMAX) return TSR_INT64;
   if (op == TSR_OP_SUM && !tsr_dtype_is_floating(key)) return TSR_INT64;
   return key;
@@ -306,7 +291,7 @@ Case build_case(int32_t op, int32_t key, Layout layout, int32_t source, uint64_t
   Random r(seed);
   Case c;
   c.name = std::string(tsr_dtype_name(key)) + " " + layout_name(layout);
-  const Kind k = kind_of(op);
+  const int k = tsr_op_kind(op);
   const int32_t out_dt = output_dtype(op, key);
   const bool floating = tsr_dtype_is_floating(key) != 0;
   auto shape_of = [&](std::vector<int64_t> s) {
@@ -316,31 +301,31 @@ Case build_case(int32_t op, int32_t key, Layout layout, int32_t source, uint64_t
   };
   const Layout out_layout = layout == Layout::Expanded ? Layout::Contiguous : layout;
   switch (k) {
-    case Kind::Fill:
+    case TSR_OP_KIND_FILL:
       c.out = make_operand(out_dt, shape_of({5, 7}), out_layout, true, r, Domain::General);
       c.scalars = {key == TSR_BOOL ? scalar_int(1) : floating ? scalar_float(2.5) : scalar_int(7)};
       break;
-    case Kind::Copy:
+    case TSR_OP_KIND_COPY:
       if (source != key) c.name += std::string(" from ") + tsr_dtype_name(source);
       c.inputs.push_back(make_operand(source, shape_of({5, 7}), layout, false, r, Domain::General));
       write_cast_probes(c.inputs.back().bytes, source);  // Note [Cast probes]
       c.out = make_operand(out_dt, shape_of({5, 7}), out_layout, true, r, Domain::General);
       c.tolerance_scale = 0;  // a cast is exact
       break;
-    case Kind::Binary:
-    case Kind::Compare:
-    case Kind::Unary:
-    case Kind::Where: {
-      const int n = k == Kind::Unary ? 1 : k == Kind::Where ? 3 : 2;
+    case TSR_OP_KIND_BINARY:
+    case TSR_OP_KIND_COMPARE:
+    case TSR_OP_KIND_UNARY:
+    case TSR_OP_KIND_WHERE: {
+      const int n = tsr_op_arity(op);
       for (int i = 0; i < n; ++i) {
-        const int32_t dt = k == Kind::Where && i == 0 ? TSR_BOOL : key;
+        const int32_t dt = k == TSR_OP_KIND_WHERE && i == 0 ? TSR_BOOL : key;
         c.inputs.push_back(make_operand(dt, shape_of({5, 7}), layout, false, r, domain_of(op, i)));
       }
       c.out = make_operand(out_dt, shape_of({5, 7}), out_layout, true, r, Domain::General);
-      if (op == TSR_OP_POW || k == Kind::Unary) c.tolerance_scale = 4;
+      if (op == TSR_OP_POW || k == TSR_OP_KIND_UNARY) c.tolerance_scale = 4;
       break;
     }
-    case Kind::Reduce: {
+    case TSR_OP_KIND_REDUCE: {
       std::vector<int64_t> in_shape = shape_of({5, 7}), out_shape = in_shape;
       if (layout == Layout::AllDims) out_shape = {1, 1};
       else if (layout == Layout::Empty) out_shape = {1, 7};  // reduce the empty dim: sum 0, mean NaN
@@ -354,7 +339,7 @@ Case build_case(int32_t op, int32_t key, Layout layout, int32_t source, uint64_t
       c.tolerance_scale = 10;
       break;
     }
-    case Kind::Matmul: {
+    case TSR_OP_KIND_MATMUL: {
       std::vector<int64_t> a = {5, 6}, b = {6, 7}, o = {5, 7};
       if (layout == Layout::Empty) a[1] = b[0] = 0;  // k = 0: the output is all zeros
       if (layout == Layout::Batched || layout == Layout::Expanded) {
@@ -372,17 +357,17 @@ Case build_case(int32_t op, int32_t key, Layout layout, int32_t source, uint64_t
       c.tolerance_scale = 10;
       break;
     }
-    case Kind::Arange:
+    case TSR_OP_KIND_ARANGE:
       c.out = make_operand(out_dt, shape_of({37}), layout, true, r, Domain::General);
       c.scalars = floating ? std::vector<tsr_scalar>{scalar_float(1.5), scalar_float(0.25)}
                            : std::vector<tsr_scalar>{scalar_int(3), scalar_int(2)};
       break;
-    case Kind::Linspace:
+    case TSR_OP_KIND_LINSPACE:
       c.out = make_operand(out_dt, shape_of({37}), layout, true, r, Domain::General);
       c.scalars = floating ? std::vector<tsr_scalar>{scalar_float(-1), scalar_float(2)}
                            : std::vector<tsr_scalar>{scalar_float(-5), scalar_float(67)};
       break;
-    case Kind::Random:
+    case TSR_OP_KIND_RANDOM:
       c.out = make_operand(out_dt, layout == Layout::Transposed ? std::vector<int64_t>{25, 40} : std::vector<int64_t>{1000},
                            layout, true, r, Domain::General);
       c.scalars = op == TSR_OP_RAND_NORMAL ? std::vector<tsr_scalar>{scalar_float(0.5), scalar_float(2)}
@@ -575,7 +560,7 @@ void check_ops(const PluginHandle& p, const PluginHandle& ref, int32_t device, c
         for (int32_t from = 0; from < TSR_DTYPE_COUNT; ++from)
           if (from != key) sources.push_back(from);
       for (int32_t source : sources)
-        for (Layout layout : layouts_of(kind_of(op), op)) {
+        for (Layout layout : layouts_of(tsr_op_kind(op), op)) {
           Case c = build_case(op, key, layout, source, seed++);
           std::vector<unsigned char> want, got;
           std::string problem = run_reference(ref, ref_fn, op, c, want);

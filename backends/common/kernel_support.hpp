@@ -51,6 +51,34 @@ template <int... Ops, class F> void for_each_supported(F&& f) {
   (one_op(std::integral_constant<int, Ops>{}), ...);
 }
 
+// Whether op's kind (tessera/ops.h) is one of Kinds.
+template <int... Kinds> constexpr bool op_is_of_kind(int op) { return ((tsr_op_kind(op) == Kinds) || ...); }
+
+// Calls f(integral_constant<Op>) for each op of the table (Note [The op table]
+// in tessera/ops.h) whose kind is one of Kinds, in value order: a kernel
+// family registers every op of its kinds, so a new op needs no list here.
+template <int... Kinds, class F> void for_each_op_of_kind(F&& f) {
+  [&]<int... Op>(std::integer_sequence<int, Op...>) {
+    (
+        [&] {
+          if constexpr (op_is_of_kind<Kinds...>(Op)) f(std::integral_constant<int, Op>{});
+        }(),
+        ...);
+  }(std::make_integer_sequence<int, TSR_OP_COUNT>{});
+}
+
+// Every op of the table has a kernel for some dtype here: a new op's entry
+// in the table breaks the build until op_supports names its dtypes.
+constexpr bool every_op_supported() {
+  for (int op = 0; op < TSR_OP_COUNT; ++op) {
+    bool any = false;
+    for (int dtype = 0; dtype < TSR_DTYPE_COUNT; ++dtype) any = any || op_supports(op, dtype);
+    if (!any) return false;
+  }
+  return true;
+}
+static_assert(every_op_supported(), "an op of TSR_OP_LIST has no dtype in op_supports");
+
 // "cpu_tbb: add(float32): " — the prefix of every kernel error message.
 inline std::string where(const char* plugin, const tsr_kernel_args& a, int dtype) {
   return std::string(plugin) + ": " + tsr_op_name(a.op) + "(" + tsr_dtype_name(dtype) + "): ";

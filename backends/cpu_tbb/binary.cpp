@@ -11,7 +11,7 @@ namespace tessera::cpu_tbb {
 
 namespace {
 
-constexpr bool is_comparison(int op) { return op >= TSR_OP_EQ && op <= TSR_OP_GE; }
+constexpr bool is_comparison(int op) { return tsr_op_kind(op) == TSR_OP_KIND_COMPARE; }
 
 template <int Op, int D> struct BinaryKernel {
   static void run(Context& ctx, const tsr_kernel_args& a) {
@@ -41,8 +41,7 @@ template <int Op, int D> struct BinaryKernel {
 }  // namespace
 
 void add_binary_kernels(KernelList& list) {
-  add_kernels<BinaryKernel, TSR_OP_ADD, TSR_OP_SUB, TSR_OP_MUL, TSR_OP_DIV, TSR_OP_MAXIMUM, TSR_OP_MINIMUM, TSR_OP_POW,
-              TSR_OP_EQ, TSR_OP_NE, TSR_OP_LT, TSR_OP_LE, TSR_OP_GT, TSR_OP_GE>(list);
+  add_kernels_of_kind<BinaryKernel, TSR_OP_KIND_BINARY, TSR_OP_KIND_COMPARE>(list);
 }
 
 }  // namespace tessera::cpu_tbb

@@ -85,7 +85,7 @@ template <int Op, int D> struct RandKernel {
 void add_factory_kernels(KernelList& list) {
   add_kernels<ArangeKernel, TSR_OP_ARANGE>(list);
   add_kernels<LinspaceKernel, TSR_OP_LINSPACE>(list);
-  add_kernels<RandKernel, TSR_OP_RAND_UNIFORM, TSR_OP_RAND_NORMAL>(list);
+  add_kernels_of_kind<RandKernel, TSR_OP_KIND_RANDOM>(list);
 }
 
 }  // namespace tessera::cpu_tbb

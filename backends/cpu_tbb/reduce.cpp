@@ -434,7 +434,7 @@ template <int Op, int D> struct ReduceKernel {
 }  // namespace
 
 void add_reduce_kernels(KernelList& list) {
-  add_kernels<ReduceKernel, TSR_OP_SUM, TSR_OP_MEAN, TSR_OP_MAX, TSR_OP_MIN, TSR_OP_ARGMAX>(list);
+  add_kernels_of_kind<ReduceKernel, TSR_OP_KIND_REDUCE>(list);
 }
 
 }  // namespace tessera::cpu_tbb

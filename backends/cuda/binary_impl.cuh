@@ -12,7 +12,7 @@ namespace tessera::cuda {
 
 template <int Op, int D> struct BinaryKernel {
   static constexpr int key = D;
-  static constexpr bool kCompare = Op >= TSR_OP_EQ && Op <= TSR_OP_GE;
+  static constexpr bool kCompare = tsr_op_kind(Op) == TSR_OP_KIND_COMPARE;
   static void run(const Exec& ex, const tsr_kernel_args& a) {
     check_args(a, D, 2, 0, 0);
     const tsr_tensor_desc& out = *a.output;

@@ -7,7 +7,7 @@
 namespace tessera::cuda {
 
 void add_compare_kernels(KernelList& list) {
-  add_kernels<BinaryKernel, TSR_OP_EQ, TSR_OP_NE, TSR_OP_LT, TSR_OP_LE, TSR_OP_GT, TSR_OP_GE>(list);
+  add_kernels_of_kind<BinaryKernel, TSR_OP_KIND_COMPARE>(list);
 }
 
 }  // namespace tessera::cuda

@@ -127,6 +127,11 @@ template <template <int, int> class K, int... Ops> void add_kernels(KernelList& 
   });
 }
 
+// add_kernels for every op of the table whose kind is one of Kinds.
+template <template <int, int> class K, int... Kinds> void add_kernels_of_kind(KernelList& list) {
+  backend::for_each_op_of_kind<Kinds...>([&]<int Op>(std::integral_constant<int, Op>) { add_kernels<K, Op>(list); });
+}
+
 // One per kernel file.
 void add_copy_kernels(KernelList& list);     // COPY
 void add_binary_kernels(KernelList& list);   // ADD..POW

@@ -64,8 +64,7 @@ void fill_zero(const Exec& ex, const tsr_tensor_desc& out) {
 
 void add_unary_kernels(KernelList& list) {
   add_kernels<FillKernel, TSR_OP_FILL>(list);
-  add_kernels<UnaryKernel, TSR_OP_NEG, TSR_OP_ABS, TSR_OP_EXP, TSR_OP_LOG, TSR_OP_SQRT, TSR_OP_RELU, TSR_OP_SIGMOID,
-              TSR_OP_TANH>(list);
+  add_kernels_of_kind<UnaryKernel, TSR_OP_KIND_UNARY>(list);
   add_kernels<WhereKernel, TSR_OP_WHERE>(list);
 }
 

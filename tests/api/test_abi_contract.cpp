@@ -96,6 +96,13 @@ TEST_CASE("exported twins of the inline helpers, for FFI callers", "[abi][ffi]")
   for (int32_t op = 0; op < TSR_OP_COUNT; ++op) CHECK(std::string(tsr_op_get_name(op)) == tsr_op_name(op));
   CHECK(std::string(tsr_op_get_name(TSR_OP_MATMUL)) == "matmul");
   CHECK(std::string(tsr_op_get_name(TSR_OP_COUNT)) == "?");
+  CHECK(tsr_op_count() == TSR_OP_COUNT);
+  CHECK(tsr_op_kind(TSR_OP_POW) == TSR_OP_KIND_BINARY);
+  CHECK(tsr_op_kind(TSR_OP_GE) == TSR_OP_KIND_COMPARE);
+  CHECK(tsr_op_arity(TSR_OP_WHERE) == 3);
+  CHECK(tsr_op_arity(TSR_OP_RAND_NORMAL) == 0);
+  CHECK(tsr_op_kind(-1) == -1);
+  CHECK(tsr_op_arity(TSR_OP_COUNT) == -1);
   CHECK(tsr_struct_size(TSR_STRUCT_RUNTIME_OPTIONS) == TSR_RUNTIME_OPTIONS_STRUCT_SIZE);
   CHECK(tsr_struct_size(TSR_STRUCT_MEMORY_STATS) == TSR_MEMORY_STATS_STRUCT_SIZE);
   CHECK(tsr_struct_size(TSR_STRUCT_FINFO) == TSR_FINFO_STRUCT_SIZE);

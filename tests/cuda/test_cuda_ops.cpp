@@ -208,7 +208,8 @@ Match unary_match(tsr_op op) {
 }
 
 void unary_ops() {
-  for (int op = TSR_OP_NEG; op <= TSR_OP_TANH; ++op) {
+  for (int op = 0; op < TSR_OP_COUNT; ++op) {
+    if (tsr_op_kind(op) != TSR_OP_KIND_UNARY) continue;
     for (tsr_dtype d : dtypes()) {
       if (!cpu_has(static_cast<tsr_op>(op), d)) continue;
       for (const Layout& l : layouts()) {
@@ -223,7 +224,8 @@ void unary_ops() {
 }
 
 void binary_ops() {
-  for (int op = TSR_OP_ADD; op <= TSR_OP_GE; ++op) {
+  for (int op = 0; op < TSR_OP_COUNT; ++op) {
+    if (tsr_op_kind(op) != TSR_OP_KIND_BINARY && tsr_op_kind(op) != TSR_OP_KIND_COMPARE) continue;
     for (tsr_dtype d : dtypes()) {
       if (!cpu_has(static_cast<tsr_op>(op), d)) continue;
       const std::vector<Layout> ls = layouts();
@@ -381,7 +383,8 @@ void where_ops() {
 }
 
 void reductions() {
-  for (int op = TSR_OP_SUM; op <= TSR_OP_ARGMAX; ++op) {
+  for (int op = 0; op < TSR_OP_COUNT; ++op) {
+    if (tsr_op_kind(op) != TSR_OP_KIND_REDUCE) continue;
     for (tsr_dtype d : dtypes()) {
       if (!cpu_has(static_cast<tsr_op>(op), d)) continue;
       // Sums accumulate in double on both devices but in another order: float32

@@ -20,7 +20,7 @@ constexpr std::array<tsr_op, 13> kBinaryOps{TSR_OP_ADD, TSR_OP_SUB, TSR_OP_MUL, 
 constexpr std::array<tsr_op, 8> kUnaryOps{TSR_OP_NEG, TSR_OP_ABS, TSR_OP_EXP, TSR_OP_LOG,
                                           TSR_OP_SQRT, TSR_OP_RELU, TSR_OP_SIGMOID, TSR_OP_TANH};
 
-bool is_comparison(tsr_op op) { return op >= TSR_OP_EQ && op <= TSR_OP_GE; }
+bool is_comparison(tsr_op op) { return tsr_op_kind(op) == TSR_OP_KIND_COMPARE; }
 // Unary ops that compute integer and bool inputs in float32.
 bool is_float_unary(tsr_op op) {
   return op == TSR_OP_EXP || op == TSR_OP_LOG || op == TSR_OP_SQRT || op == TSR_OP_SIGMOID || op == TSR_OP_TANH;

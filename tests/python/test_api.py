@@ -27,6 +27,14 @@ def test_default_dtypes_follow_pytorch():
     assert tessera.full((2,), 7).dtype is tessera.int64 and tessera.full((2,), 7.0).dtype is tessera.float32
 
 
+def test_op_numbers_come_from_the_library():
+    from tessera import _lib
+    assert len(_lib.OP) == _lib.C.op_count() == 34
+    assert _lib.OP["fill"] == 0 and _lib.OP["add"] == 2 and _lib.OP["eq"] == 9 and _lib.OP["tanh"] == 22
+    assert _lib.OP["matmul"] == 29 and _lib.OP["rand"] == 32 and _lib.OP["randn"] == 33
+    assert sorted(_lib.OP.values()) == list(range(34))
+
+
 def test_creation_values():
     assert tessera.zeros(2, 3).tolist() == [[0.0] * 3] * 2
     assert tessera.ones((2,), dtype=tessera.int32).tolist() == [1, 1]

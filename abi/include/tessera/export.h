@@ -15,6 +15,10 @@
  *                      inline` where the language has it, plain `static`
  *                      (marked unused) in C89, so that the headers compile
  *                      as C89 too.
+ *   TSR_CONSTEXPR      `constexpr` in C++14 and later, nothing elsewhere:
+ *                      the op table's helpers (ops.h) are then constant
+ *                      expressions, which C++ code may use in static_assert
+ *                      and if constexpr.
  */
 #ifndef TESSERA_EXPORT_H
 #define TESSERA_EXPORT_H
@@ -39,6 +43,12 @@
 #define TSR_INLINE static __inline__ __attribute__((unused))
 #else
 #define TSR_INLINE static
+#endif
+
+#if defined(__cplusplus) && __cplusplus >= 201402L
+#define TSR_CONSTEXPR constexpr
+#else
+#define TSR_CONSTEXPR
 #endif
 
 #endif /* TESSERA_EXPORT_H */

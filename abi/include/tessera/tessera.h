@@ -91,6 +91,10 @@ TSR_API size_t tsr_dtype_itemsize(int32_t dtype);
 TSR_API const char* tsr_dtype_get_name(int32_t dtype);
 /* "add", "matmul", ... (tsr_op_name); "?" for an unknown value. Static. */
 TSR_API const char* tsr_op_get_name(int32_t op);
+/* How many ops this library knows (its TSR_OP_COUNT, which may exceed the
+ * header's): the ops are 0 .. tsr_op_count() - 1, each named by
+ * tsr_op_get_name. Since ABI 1.4. */
+TSR_API int32_t tsr_op_count(void);
 /* The structs of this header and of tensor_desc.h. */
 typedef enum tsr_struct_kind {
   TSR_STRUCT_RUNTIME_OPTIONS = 0,

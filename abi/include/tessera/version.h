@@ -48,11 +48,14 @@
  *        abi_version and reserved2 (appended) with TSR_RUNTIME_OPTIONS_INIT;
  *        tsr_runtime_destroy returns a tsr_status (was void);
  *        tsr_clear_last_error, tsr_dtype_itemsize, tsr_dtype_get_name,
- *        tsr_op_get_name, tsr_struct_size, tsr_device_is_host_accessible,
- *        tsr_tensor_is_host_accessible, tsr_tensor_get_item,
- *        tsr_tensor_set_item, tsr_copy_to_host and tsr_copy_from_host in
- *        the public API. The plugin ABI is unchanged (a 1.3 plugin is a 1.4
- *        one); its contracts are written out (plugin.h).
+ *        tsr_op_get_name, tsr_op_count, tsr_struct_size,
+ *        tsr_device_is_host_accessible, tsr_tensor_is_host_accessible,
+ *        tsr_tensor_get_item, tsr_tensor_set_item, tsr_copy_to_host and
+ *        tsr_copy_from_host in the public API; the op table in ops.h
+ *        (TSR_OP_LIST, enum tsr_op_kind, the inline tsr_op_kind and
+ *        tsr_op_arity; the op values are unchanged) and TSR_CONSTEXPR. The
+ *        plugin ABI is unchanged (a 1.3 plugin is a 1.4 one); its contracts
+ *        are written out (plugin.h).
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H

@@ -128,6 +128,8 @@ _SIGNATURES = {
     "tsr_last_error_status": (ST, []),
     "tsr_status_name": (c_char_p, [ST]),
     "tsr_abi_version": (c_uint32, []),
+    "tsr_op_count": (I32, []),
+    "tsr_op_get_name": (c_char_p, [I32]),
     "tsr_runtime_create": (ST, [POINTER(RuntimeOptions), OUT]),
     "tsr_runtime_destroy": (ST, [T]),
     "tsr_runtime_describe": (ST, [T, I32, POINTER(c_void_p)]),
@@ -219,6 +221,7 @@ _SIGNATURES = {
 # the GIL it already holds: fine).
 _QUICK = {
     "tsr_last_error_message", "tsr_last_error_status", "tsr_status_name", "tsr_abi_version",
+    "tsr_op_count", "tsr_op_get_name",
     "tsr_tensor_retain", "tsr_tensor_release", "tsr_tensor_ndim", "tsr_tensor_shape", "tsr_tensor_strides",
     "tsr_tensor_storage_offset", "tsr_tensor_dtype", "tsr_tensor_device", "tsr_tensor_numel",
     "tsr_tensor_element_size", "tsr_tensor_is_contiguous", "tsr_tensor_storage_data",
@@ -240,11 +243,9 @@ for _name, (_restype, _argtypes) in _SIGNATURES.items():
     setattr(C, _name[4:], _fn)
 del _name, _restype, _argtypes, _fn
 
-# The C API's ops (tessera/ops.h), by number.
-OP = {name: i for i, name in enumerate(
-    ["fill", "copy", "add", "sub", "mul", "div", "maximum", "minimum", "pow", "eq", "ne", "lt", "le", "gt",
-     "ge", "neg", "abs", "exp", "log", "sqrt", "relu", "sigmoid", "tanh", "where", "sum", "mean", "max",
-     "min", "argmax", "matmul", "arange", "linspace", "rand", "randn"])}
+# The C API's ops (tessera/ops.h's TSR_OP_LIST), name to number, as the
+# library knows them.
+OP = {C.op_get_name(i).decode(): i for i in range(C.op_count())}
 
 # ---- errors ---------------------------------------------------------------------
 

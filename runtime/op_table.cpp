@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// The build's checks of the op table (Note [The op table] in tessera/ops.h):
+// nothing here runs. Each static_assert breaks the build when TSR_OP_LIST
+// and what the runtime, the backends and the ABI assume of it disagree.
+#include <cstddef>
+#include <iterator>
+
+#include "tessera/ops.h"
+
+namespace tessera::rt {
+namespace {
+
+// The values are the ABI: a few pinned, and the count.
+static_assert(TSR_OP_FILL == 0 && TSR_OP_COPY == 1 && TSR_OP_ADD == 2 && TSR_OP_EQ == 9 && TSR_OP_NEG == 15 &&
+              TSR_OP_WHERE == 23 && TSR_OP_SUM == 24 && TSR_OP_MATMUL == 29 && TSR_OP_RAND_NORMAL == 33);
+static_assert(TSR_OP_COUNT == 34, "a new op is a minor version: update this check, version.h and Python's tests");
+static_assert(TSR_OP_KIND_COUNT == 11);
+
+// Entries in value order: entry k has value k, so there is no gap and no
+// duplicate, and TSR_OP_COUNT is the number of entries.
+constexpr int kValues[] = {
+#define TSR_OP_VALUE_(op, value, name, kind, arity) value,
+    TSR_OP_LIST(TSR_OP_VALUE_)
+#undef TSR_OP_VALUE_
+};
+static_assert(std::size(kValues) == TSR_OP_COUNT, "TSR_OP_COUNT is not the number of entries of TSR_OP_LIST");
+constexpr bool values_in_order() {
+  for (size_t i = 0; i < std::size(kValues); ++i)
+    if (kValues[i] != static_cast<int>(i)) return false;
+  return true;
+}
+static_assert(values_in_order(), "TSR_OP_LIST: the entries' values must be 0, 1, 2, ... in order");
+
+constexpr bool same(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+
+// Every op has a name, a kind and an arity, and no two ops share a name.
+constexpr bool every_op_described() {
+  for (int op = 0; op < TSR_OP_COUNT; ++op) {
+    const char* name = tsr_op_name(op);
+    if (name[0] == '\0' || same(name, "?")) return false;
+    if (tsr_op_kind(op) < 0 || tsr_op_kind(op) >= TSR_OP_KIND_COUNT) return false;
+    if (tsr_op_arity(op) < 0 || tsr_op_arity(op) > 3) return false;
+    for (int other = 0; other < op; ++other)
+      if (same(name, tsr_op_name(other))) return false;
+  }
+  return same(tsr_op_name(-1), "?") && same(tsr_op_name(TSR_OP_COUNT), "?") && tsr_op_kind(TSR_OP_COUNT) == -1 &&
+         tsr_op_arity(TSR_OP_COUNT) == -1;
+}
+static_assert(every_op_described(), "TSR_OP_LIST: an op lacks a name, a kind or an arity, or two share a name");
+
+// The arity each kind's C function and kernels assume.
+constexpr int kind_arity(int kind) {
+  switch (kind) {
+    case TSR_OP_KIND_FILL: case TSR_OP_KIND_ARANGE: case TSR_OP_KIND_LINSPACE: case TSR_OP_KIND_RANDOM: return 0;
+    case TSR_OP_KIND_COPY: case TSR_OP_KIND_UNARY: case TSR_OP_KIND_REDUCE: return 1;
+    case TSR_OP_KIND_BINARY: case TSR_OP_KIND_COMPARE: case TSR_OP_KIND_MATMUL: return 2;
+    case TSR_OP_KIND_WHERE: return 3;
+    default: return -1;
+  }
+}
+constexpr bool arities_match_kinds() {
+  for (int op = 0; op < TSR_OP_COUNT; ++op)
+    if (tsr_op_arity(op) != kind_arity(tsr_op_kind(op))) return false;
+  return true;
+}
+static_assert(arities_match_kinds(), "TSR_OP_LIST: an op's arity differs from its kind's");
+
+// The kinds of the ops the runtime's code names one by one.
+constexpr bool all_of_kind(int first, int last, int kind) {
+  for (int op = first; op <= last; ++op)
+    if (tsr_op_kind(op) != kind) return false;
+  return true;
+}
+static_assert(tsr_op_kind(TSR_OP_FILL) == TSR_OP_KIND_FILL && tsr_op_kind(TSR_OP_COPY) == TSR_OP_KIND_COPY);
+static_assert(all_of_kind(TSR_OP_ADD, TSR_OP_POW, TSR_OP_KIND_BINARY));
+static_assert(all_of_kind(TSR_OP_EQ, TSR_OP_GE, TSR_OP_KIND_COMPARE));
+static_assert(all_of_kind(TSR_OP_NEG, TSR_OP_TANH, TSR_OP_KIND_UNARY));
+static_assert(tsr_op_kind(TSR_OP_WHERE) == TSR_OP_KIND_WHERE);
+static_assert(all_of_kind(TSR_OP_SUM, TSR_OP_ARGMAX, TSR_OP_KIND_REDUCE));
+static_assert(tsr_op_kind(TSR_OP_MATMUL) == TSR_OP_KIND_MATMUL && tsr_op_kind(TSR_OP_ARANGE) == TSR_OP_KIND_ARANGE &&
+              tsr_op_kind(TSR_OP_LINSPACE) == TSR_OP_KIND_LINSPACE);
+static_assert(all_of_kind(TSR_OP_RAND_UNIFORM, TSR_OP_RAND_NORMAL, TSR_OP_KIND_RANDOM));
+// The names the public API spells (and Python's functions look up).
+static_assert(same(tsr_op_name(TSR_OP_ADD), "add") && same(tsr_op_name(TSR_OP_SIGMOID), "sigmoid") &&
+              same(tsr_op_name(TSR_OP_RAND_UNIFORM), "rand") && same(tsr_op_name(TSR_OP_RAND_NORMAL), "randn"));
+
+}  // namespace
+}  // namespace tessera::rt
