@@ -56,6 +56,7 @@ namespace {
 //   can stream 64 MiB at ~90-125 GB/s, so the fold, not memory, could set
 //   the pace. Converting straight from memory (vcvtps2pd zmm, m256) gives
 //   ~100 GB/s per core: more headroom, same bits.
+#if TSR_HAVE_CLONES
 constexpr int kSumLanes = 32;
 
 // Adds the 32 lanes in order, then the tail, as sum_f32 does.
@@ -66,7 +67,6 @@ constexpr int kSumLanes = 32;
   return acc;
 }
 
-#if TSR_HAVE_CLONES
 // GCC 12 warns inside its own _mm512_cvtps_pd (the _mm512_undefined_pd it
 // passes as the unused merge source): a false positive.
 #pragma GCC diagnostic push
