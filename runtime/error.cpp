@@ -6,13 +6,16 @@ namespace {
 struct ErrorSlot {
   tsr_status status = TSR_OK;
   std::string message;
-  uint64_t generation = 0;  // how many errors this thread has set
 };
 thread_local ErrorSlot slot;
+// How many errors this thread has set: read around every plugin call (Note
+// [Calling into a plugin]), so it is a plain integer, without the guard
+// that slot's destructor needs on each access.
+thread_local uint64_t generation = 0;
 }  // namespace
 
 void set_last_error(tsr_status status, const char* message) noexcept {
-  ++slot.generation;
+  ++generation;
   slot.status = status;
   try {
     slot.message = message ? message : "";
@@ -27,7 +30,7 @@ void clear_last_error() noexcept {
 }
 
 tsr_status last_error_status() noexcept { return slot.status; }
-uint64_t error_generation() noexcept { return slot.generation; }
+uint64_t error_generation() noexcept { return generation; }
 const char* last_error_message() noexcept { return slot.message.c_str(); }
 
 }  // namespace tessera::rt

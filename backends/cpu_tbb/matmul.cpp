@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // MATMUL: out[..., m, n] = sum_k a[..., m, k] * b[..., k, n], batch dims
 // already broadcast (they may have stride 0). float32 / float64 go to
-// OpenBLAS, or to small_gemm for products too small for it (Note [Small
+// OpenBLAS (opened on first use: Note [BLAS on first use]), or to small_gemm for products too small for it (Note [Small
 // matrix products]); the other dtypes use a packed kernel accumulating in float
 // (float16, bfloat16) or wrapping 64-bit integers (same result as PyTorch's
 // wrapping native accumulation, since both are exact modulo 2^bits).
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <climits>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -81,13 +84,48 @@ template <class T> Mat<const T> packed(const Mat<const T>& m, std::vector<T>& bu
   return {buffer.data(), m.rows, m.cols, m.cols, 1};
 }
 
+// Note [BLAS on first use]
+//   Loading OpenBLAS costs ~5 ms (its relocations and its thread pool), a
+//   quarter of a whole `tessera info` run, and many programs never multiply
+//   matrices large enough to need it. So cpu_tbb.so does not link it: the
+//   first product that needs BLAS opens the library CMake found, by its
+//   SONAME (TESSERA_BLAS_SONAME), and looks up cblas_sgemm and cblas_dgemm,
+//   once per process (a function-local static: thread-safe). The library
+//   stays loaded (RTLD_NODELETE: its threads must outlive any unload of the
+//   plugin, as TBB's do). A library that cannot be opened fails those
+//   products with TSR_ERR_LOAD naming it; small products (small_gemm) and
+//   the other dtypes never need it.
+struct Blas {
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  decltype(&cblas_dgemm) dgemm = nullptr;
+  std::string problem;  // why it is unusable; empty when loaded
+};
+
+const Blas& blas() {
+  static const Blas loaded = [] {
+    Blas b;
+    dlerror();
+    void* h = dlopen(TESSERA_BLAS_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (h == nullptr) {
+      const char* why = dlerror();
+      b.problem = std::string("cannot open ") + TESSERA_BLAS_SONAME + ": " + (why ? why : "dlopen failed");
+      return b;
+    }
+    b.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(h, "cblas_sgemm"));
+    b.dgemm = reinterpret_cast<decltype(&cblas_dgemm)>(dlsym(h, "cblas_dgemm"));
+    if (b.sgemm == nullptr || b.dgemm == nullptr) b.problem = std::string(TESSERA_BLAS_SONAME) + " has no cblas_sgemm/dgemm";
+    return b;
+  }();
+  return loaded;
+}
+
 void gemm(CBLAS_ORDER o, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, const float* A, int lda,
           const float* B, int ldb, float* C, int ldc) {
-  cblas_sgemm(o, ta, tb, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
+  blas().sgemm(o, ta, tb, M, N, K, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
 }
 void gemm(CBLAS_ORDER o, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, const double* A, int lda,
           const double* B, int ldb, double* C, int ldc) {
-  cblas_dgemm(o, ta, tb, M, N, K, 1.0, A, lda, B, ldb, 0.0, C, ldc);
+  blas().dgemm(o, ta, tb, M, N, K, 1.0, A, lda, B, ldb, 0.0, C, ldc);
 }
 
 template <class T> void blas_matmul(Mat<const T> A, Mat<const T> B, Mat<T> C) {
@@ -174,6 +212,8 @@ template <int Op, int D> struct MatmulKernel {
     if constexpr (D == TSR_FLOAT32 || D == TSR_FLOAT64) {
       if (s.M <= INT_MAX && s.N <= INT_MAX && s.K <= INT_MAX) {
         const bool small = small_gemm_fits(s.M, s.N, s.K);
+        if (!small && !blas().problem.empty())  // Note [BLAS on first use]
+          fail(TSR_ERR_LOAD, where(a, D) + "BLAS is unavailable: " + blas().problem);
         auto one = [&](int64_t t) {
           int64_t oa, ob, oc;
           batch_offsets(s, t, oa, ob, oc);
