@@ -8,14 +8,13 @@ struct ErrorSlot {
   std::string message;
 };
 thread_local ErrorSlot slot;
-// How many errors this thread has set: read around every plugin call (Note
-// [Calling into a plugin]), so it is a plain integer, without the guard
-// that slot's destructor needs on each access.
-thread_local uint64_t generation = 0;
+// Read around every plugin call, so a plain struct: no guard for a
+// destructor on each access, as slot needs.
+thread_local CallState state;
 }  // namespace
 
 void set_last_error(tsr_status status, const char* message) noexcept {
-  ++generation;
+  ++state.generation;
   slot.status = status;
   try {
     slot.message = message ? message : "";
@@ -30,7 +29,8 @@ void clear_last_error() noexcept {
 }
 
 tsr_status last_error_status() noexcept { return slot.status; }
-uint64_t error_generation() noexcept { return generation; }
+uint64_t error_generation() noexcept { return state.generation; }
+CallState& call_state() noexcept { return state; }
 const char* last_error_message() noexcept { return slot.message.c_str(); }
 
 }  // namespace tessera::rt

@@ -33,6 +33,16 @@ tsr_status last_error_status() noexcept;
 // Grows by one with each set_last_error on this thread: a caller that notes
 // it before a call can tell whether the call set an error.
 uint64_t error_generation() noexcept;
+
+// The calling thread's state around calls into plugins (Note [Calling into
+// a plugin] in plugin_call.hpp), kept beside the error generation in one
+// plain thread-local so that a PluginCall costs one thread-local lookup.
+struct CallState {
+  uint64_t generation = 0;       // as error_generation()
+  uint64_t call_start = 0;       // generation when the last plugin call began
+  const void* plugin = nullptr;  // the LoadedPlugin being called, or nullptr
+};
+CallState& call_state() noexcept;
 const char* last_error_message() noexcept;
 
 // Runs `body` and converts any exception into a status and a message.

@@ -16,19 +16,25 @@
 
 #include <string>
 
+#include "error.hpp"
+
 namespace tessera::rt {
 
 class LoadedPlugin;
 
 class PluginCall {
  public:
-  explicit PluginCall(const LoadedPlugin* plugin) noexcept;
-  ~PluginCall();
+  explicit PluginCall(const LoadedPlugin* plugin) noexcept : state_(call_state()), previous_(state_.plugin) {
+    state_.plugin = plugin;
+    state_.call_start = state_.generation;
+  }
+  ~PluginCall() { state_.plugin = previous_; }
   PluginCall(const PluginCall&) = delete;
   PluginCall& operator=(const PluginCall&) = delete;
 
  private:
-  const LoadedPlugin* previous_;
+  CallState& state_;  // this thread's: a PluginCall never changes threads
+  const void* previous_;
 };
 
 // The plugin whose call is running on this thread, or nullptr.

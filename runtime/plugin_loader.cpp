@@ -18,10 +18,6 @@
 namespace tessera::rt {
 namespace {
 
-// Note [Calling into a plugin]: the running plugin, and the thread's error
-// generation when the last call began.
-thread_local const LoadedPlugin* current = nullptr;
-thread_local uint64_t call_start_generation = 0;
 
 // The smallest layouts this runtime accepts: those of ABI 1.0. Named by the
 // last field 1.0 had, so they stay right when later minors append fields.
@@ -44,7 +40,9 @@ void host_log(int32_t level, const char* message) noexcept {
   try {
     // One write, so that lines from several threads do not interleave.
     std::string line = std::string("tessera: ") + level_name(level) + ": ";
-    if (current != nullptr) line += "plugin \"" + current->config().name + "\": ";
+    // Note [Calling into a plugin]: the plugin this thread is calling, if any.
+    if (const auto* current = static_cast<const LoadedPlugin*>(call_state().plugin); current != nullptr)
+      line += "plugin \"" + current->config().name + "\": ";
     line += (message ? message : "");
     line += "\n";
     std::fwrite(line.data(), 1, line.size(), stderr);
@@ -90,18 +88,12 @@ class DlHandle {
 
 }  // namespace
 
-PluginCall::PluginCall(const LoadedPlugin* plugin) noexcept : previous_(current) {
-  current = plugin;
-  call_start_generation = error_generation();
-}
-
-PluginCall::~PluginCall() { current = previous_; }
-
-const LoadedPlugin* current_plugin() noexcept { return current; }
+const LoadedPlugin* current_plugin() noexcept { return static_cast<const LoadedPlugin*>(call_state().plugin); }
 
 std::string plugin_message() {
   const char* m = last_error_message();
-  if (error_generation() == call_start_generation || m == nullptr || m[0] == '\0')
+  const CallState& s = call_state();
+  if (s.generation == s.call_start || m == nullptr || m[0] == '\0')
     return "the plugin gave no message";
   return m;
 }
