@@ -10,11 +10,8 @@
 #include "runtime_fixture.hpp"
 
 using tessera::test::cpu;
+using tessera::test::last_error;
 using tessera::test::runtime;
-
-namespace {
-std::string message() { return tsr_last_error_message(); }
-}  // namespace
 
 TEST_CASE("tsr_runtime_create refuses a caller compiled against another ABI major", "[abi][version]") {
   tsr_runtime_options opts = TSR_RUNTIME_OPTIONS_INIT;
@@ -25,7 +22,7 @@ TEST_CASE("tsr_runtime_create refuses a caller compiled against another ABI majo
   opts.abi_version = TSR_MAKE_VERSION(TSR_ABI_VERSION_MAJOR + 1, 0);
   CHECK(tsr_runtime_create(&opts, &rt) == TSR_ERR_VERSION);
   CHECK(rt == nullptr);
-  const std::string both = message();
+  const std::string both = last_error();
   CHECK_THAT(both, Catch::Contains("compiled against Tessera ABI " + std::to_string(TSR_ABI_VERSION_MAJOR + 1) + ".0"));
   CHECK_THAT(both, Catch::Contains("speaks ABI " + std::to_string(TSR_ABI_VERSION_MAJOR) + "." +
                                    std::to_string(TSR_ABI_VERSION_MINOR)));
@@ -80,7 +77,7 @@ TEST_CASE("tsr_tensor_describe fills an older caller's smaller struct and no mor
   tsr_tensor_desc tiny{};
   tiny.struct_size = sizeof(size_t);
   CHECK(tsr_tensor_describe(t.get(), &tiny) == TSR_ERR_INVALID_ARGUMENT);
-  CHECK_THAT(message(), Catch::Contains("smallest layout"));
+  CHECK_THAT(last_error(), Catch::Contains("smallest layout"));
 }
 
 TEST_CASE("exported twins of the inline helpers, for FFI callers", "[abi][ffi]") {
@@ -131,11 +128,11 @@ TEST_CASE("a refused shutdown is a status; the runtime stays usable; errors can 
 
   tsr_clear_last_error();
   CHECK(tsr_last_error_status() == TSR_OK);
-  CHECK(message().empty());
+  CHECK(last_error().empty());
   CHECK(tsr_runtime_destroy(rt) == TSR_ERR_INVALID_ARGUMENT);
   CHECK(tsr_last_error_status() == TSR_ERR_INVALID_ARGUMENT);
-  CHECK_THAT(message(), Catch::Contains("1 tensor(s) and 1 storage(s) still alive"));
-  CHECK_THAT(message(), Catch::Contains("nothing was freed"));
+  CHECK_THAT(last_error(), Catch::Contains("1 tensor(s) and 1 storage(s) still alive"));
+  CHECK_THAT(last_error(), Catch::Contains("nothing was freed"));
 
   // Still usable: an op runs, and a later destroy succeeds.
   tsr_tensor* u = nullptr;

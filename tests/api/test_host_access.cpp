@@ -12,11 +12,8 @@
 
 using tessera::Tensor;
 using tessera::test::cpu;
+using tessera::test::last_error;
 using tessera::test::runtime;
-
-namespace {
-std::string message() { return tsr_last_error_message(); }
-}  // namespace
 
 TEST_CASE("the cpu is host-accessible; unknown devices and NULL are not", "[host]") {
   CHECK(tsr_device_is_host_accessible(runtime().get(), cpu()) == 1);
@@ -62,17 +59,17 @@ TEST_CASE("one element by index: negative indices, views, every dtype", "[host][
   SECTION("errors name what is wrong") {
     const int64_t out_of_range[2] = {4, 0};
     CHECK(tsr_tensor_get_item(t.get(), 2, out_of_range, &v) == TSR_ERR_INDEX);
-    CHECK_THAT(message(), Catch::Contains("index 4 is out of bounds for dim 0 with size 4"));
+    CHECK_THAT(last_error(), Catch::Contains("index 4 is out of bounds for dim 0 with size 4"));
     const int64_t negative[2] = {0, -4};
     CHECK(tsr_tensor_set_item(t.get(), 2, negative, tsr_scalar_int(1)) == TSR_ERR_INDEX);
-    CHECK_THAT(message(), Catch::Contains("index -4 is out of bounds for dim 1 with size 3"));
+    CHECK_THAT(last_error(), Catch::Contains("index -4 is out of bounds for dim 1 with size 3"));
     CHECK(tsr_tensor_get_item(t.get(), 1, out_of_range, &v) == TSR_ERR_INVALID_ARGUMENT);
-    CHECK_THAT(message(), Catch::Contains("1 indices for a tensor of 2 dims"));
+    CHECK_THAT(last_error(), Catch::Contains("1 indices for a tensor of 2 dims"));
     CHECK(tsr_tensor_get_item(t.get(), 2, nullptr, &v) == TSR_ERR_INVALID_ARGUMENT);
     CHECK(tsr_tensor_get_item(t.get(), 2, at, nullptr) == TSR_ERR_INVALID_ARGUMENT);
     Tensor small = Tensor::zeros(runtime(), {2}, TSR_INT8, cpu());
     CHECK(tsr_tensor_set_item(small.get(), 1, one, tsr_scalar_int(300)) != TSR_OK);  // does not fit an int8
-    CHECK_THAT(message(), Catch::Contains("overflow"));
+    CHECK_THAT(last_error(), Catch::Contains("overflow"));
   }
 }
 
@@ -118,14 +115,14 @@ TEST_CASE("copies to and from host memory in column-major and other layouts", "[
 
   SECTION("errors") {
     CHECK(tsr_copy_to_host(a.get(), col.data(), 11 * sizeof(double), fortran) == TSR_ERR_INVALID_ARGUMENT);
-    CHECK_THAT(message(), Catch::Contains("reaches byte 96 but host_nbytes is 88"));
+    CHECK_THAT(last_error(), Catch::Contains("reaches byte 96 but host_nbytes is 88"));
     const int64_t negative[2] = {-1, 3};
     CHECK(tsr_copy_to_host(a.get(), col.data(), col.size() * sizeof(double), negative) == TSR_ERR_INVALID_ARGUMENT);
-    CHECK_THAT(message(), Catch::Contains("host stride -1 at dim 0 is negative"));
+    CHECK_THAT(last_error(), Catch::Contains("host stride -1 at dim 0 is negative"));
     double cell = 0;
     CHECK(tsr_copy_to_host(a.get(), &cell, sizeof cell, zeros) == TSR_ERR_INVALID_ARGUMENT);  // one cell, many writes
     CHECK(tsr_copy_from_host(a.get(), nullptr, 96, fortran) == TSR_ERR_INVALID_ARGUMENT);
-    CHECK_THAT(message(), Catch::Contains("host memory is NULL"));
+    CHECK_THAT(last_error(), Catch::Contains("host memory is NULL"));
     const int64_t huge[2] = {INT64_MAX / 2, 1};
     CHECK(tsr_copy_to_host(a.get(), col.data(), col.size() * sizeof(double), huge) == TSR_ERR_INVALID_ARGUMENT);
     CHECK(tsr_copy_to_host(nullptr, col.data(), 96, fortran) == TSR_ERR_INVALID_ARGUMENT);

@@ -2,6 +2,8 @@
 // One runtime per test program, on the build tree's default config.
 #pragma once
 
+#include <string>
+
 #include "tessera/tessera.hpp"
 
 namespace tessera::test {
@@ -12,5 +14,8 @@ inline const Runtime& runtime() {
 }
 
 inline tsr_device cpu() { return runtime().device("cpu"); }
+
+// The calling thread's last error message, as a string to match against.
+inline std::string last_error() { return tsr_last_error_message(); }
 
 }  // namespace tessera::test
