@@ -442,7 +442,7 @@ void nonzero(benchmark::State& state) {
   set_bytes(state, k2p24 + 8 * k2p24 / 2);
 }
 
-void register_all() {void register_all() {
+void register_all() {
   auto add = [](const char* name, void (*fn)(benchmark::State&)) {
     benchmark::RegisterBenchmark(name, fn)->UseRealTime()->Unit(benchmark::kMicrosecond);
   };

@@ -58,14 +58,17 @@ grep -qE '^add_out .* ok$' <<<"$out" || fail "arena: its own add is not a fallba
 grep -q 'exp (float32) has no kernel in plugin "arena" for arena:0; running it on the CPU' "$work/arena.err" ||
   fail "arena: no fallback warning naming op, dtype, plugin and device"
 
-# 3. A plugin whose add ignores input strides: the transposed add is caught.
+# 3. A plugin whose add ignores input strides: the transposed add is caught,
+# and so is sigmoid, a composite built from that add (Note [Composites]).
 out=$("$tessera" --config "$work/bad.json" bench --device null:0 "${quick[@]}" 2>/dev/null)
 status=$?
 echo "$out"
 [ "$status" -eq 1 ] || fail "bad plugin: exit status $status, expected 1"
 grep -qE '^add_transposed_out .* FAILED: ' <<<"$out" || fail "bad plugin: the wrong strided add was not reported"
 grep -qE '^add_out .* ok$' <<<"$out" || fail "bad plugin: its correct contiguous add should pass"
-[ "$(grep -c 'FAILED' <<<"$out")" -eq 1 ] || fail "bad plugin: only the strided add is wrong"
+grep -qE '^sigmoid_out .* FAILED: .*\(composite: no native sigmoid float32 kernel\)$' <<<"$out" ||
+  fail "bad plugin: sigmoid, built on its add, was not reported"
+[ "$(grep -c 'FAILED' <<<"$out")" -eq 2 ] || fail "bad plugin: only the strided add and sigmoid are wrong"
 
 # 4. Bad requests say what is wrong.
 err=$("$tessera" --config "$work/cpu.json" bench --op nosuch 2>&1); status=$?

@@ -102,7 +102,7 @@ void compare(const std::string& name, const Tensor& gpu, const Tensor& cpu, Matc
       bool ok;
       if (std::isnan(x) || std::isnan(y)) ok = std::isnan(x) && std::isnan(y);
       else if (match == Match::kExact) ok = std::memcmp(&g[i * es], &c[i * es], es) == 0 || (x == 0 && y == 0 && is_float(d));
-      else if (match == Match::kClose) ok = std::abs(x - y) <= atol + rtol * std::abs(y);
+      else if (match == Match::kClose) ok = x == y || std::abs(x - y) <= atol + rtol * std::abs(y);  // x == y: infinities
       else ok = x == y || std::abs(x - y) <= tol * std::max(std::abs(y), 1e-3);
       if (!ok && bad++ < 3) why += (why.empty() ? "" : "; ") + std::string("element ") + std::to_string(i) + ": cuda " + std::to_string(x) + ", cpu " + std::to_string(y);
     }
