@@ -141,7 +141,10 @@ std::string compare_close(const HostTensor& actual, const HostTensor& expected, 
                             index_tuple(actual.ndim, actual.shape, ri), rtol);
   }
 
-  // Integral and bool: compared as int64.
+  // Integral and bool: compared as int64 (a uint64 as its bits: differences
+  // wrap modulo 2^64; the tolerance reads the exact value).
+  const bool unsigned64 = expected.dtype == TSR_UINT64;
+  auto value = [&](int64_t v) { return unsigned64 ? static_cast<float>(static_cast<uint64_t>(v)) : static_cast<float>(v); };
   std::vector<int64_t> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
   std::vector<bool> mismatch(static_cast<size_t>(n));
   int64_t mismatches = 0;
@@ -152,7 +155,7 @@ std::string compare_close(const HostTensor& actual, const HostTensor& expected, 
     if (!close && !zero_tolerance) {
       // rtol * other and atol + ... give float32 tensors; the int64 error is
       // compared after conversion to float32.
-      const float allowed = static_cast<float>(atol) + std::fabs(static_cast<float>(rtol) * static_cast<float>(b[i]));
+      const float allowed = static_cast<float>(atol) + std::fabs(static_cast<float>(rtol) * value(b[i]));
       close = static_cast<float>(wrapping_abs(wrapping_sub(a[i], b[i]))) <= allowed;
     }
     mismatch[i] = !close;
@@ -161,9 +164,10 @@ std::string compare_close(const HostTensor& actual, const HostTensor& expected, 
   if (mismatches == 0) return "";
   if (actual.ndim == 0) {
     // Python ints: exact difference, true division rounded to double.
-    const __int128 diff = static_cast<__int128>(a[0]) - static_cast<__int128>(b[0]);
+    const __int128 exact_a = exact_integer(actual.dtype, a[0]), exact_b = exact_integer(expected.dtype, b[0]);
+    const __int128 diff = exact_a - exact_b;
     const __int128 abs_diff = diff < 0 ? -diff : diff;
-    const __int128 abs_b = b[0] < 0 ? -static_cast<__int128>(b[0]) : static_cast<__int128>(b[0]);
+    const __int128 abs_b = exact_b < 0 ? -exact_b : exact_b;
     const double rel_diff = b[0] == 0 ? INFINITY
                                       : static_cast<double>(static_cast<long double>(abs_diff) /
                                                             static_cast<long double>(abs_b));
@@ -174,7 +178,7 @@ std::string compare_close(const HostTensor& actual, const HostTensor& expected, 
   for (int64_t i = 0; i < n; ++i) {
     if (!mismatch[i]) continue;
     abs_diff[i] = wrapping_abs(wrapping_sub(a[i], b[i]));
-    rel_diff[i] = static_cast<float>(abs_diff[i]) / static_cast<float>(wrapping_abs(b[i]));
+    rel_diff[i] = static_cast<float>(abs_diff[i]) / (unsigned64 ? value(b[i]) : static_cast<float>(wrapping_abs(b[i])));
   }
   const int64_t ai = argmax_first(abs_diff), ri = argmax_first(rel_diff);
   const std::string extra = extra_prefix + std::to_string(mismatches) + " / " + std::to_string(n) + " (" +

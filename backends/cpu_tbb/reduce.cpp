@@ -6,7 +6,8 @@
 //   input, each dim either equal to the input's (kept) or 1 (reduced); an
 //   input dim of size 1 is the same either way. A 0-d output also means "all
 //   dims reduced" (SUM, MEAN, MAX, MIN, ARGMAX alike).
-//   SUM: out int64 for integral and bool input, else the input dtype; float
+//   SUM: out uint64 for uint16/32/64 input, int64 for the other integral
+//     dtypes and bool, else the input dtype (sum_dtype); float
 //     dtypes accumulate in double. MEAN: floating only, sum in double / count.
 //     Over zero elements SUM gives 0 and MEAN NaN.
 //   MAX / MIN: out = input dtype; NaN wins. ARGMAX: out int64; ties pick the
@@ -152,7 +153,7 @@ template <int D, bool Mean> struct SumReducer {
   static constexpr int lanes = 8;
   using in_t = storage_t<D>;
   using acc_t = std::conditional_t<floating, double, uint64_t>;  // unsigned: integer sums wrap as in PyTorch
-  using out_t = std::conditional_t<floating, in_t, int64_t>;
+  using out_t = storage_t<sum_dtype(D)>;  // int64, uint64 (uint16/32/64) or the floating input's
   static acc_t init() { return 0; }
   static void add(acc_t& a, in_t x, int64_t) {
     if constexpr (floating) a += static_cast<double>(load(x));
@@ -162,7 +163,7 @@ template <int D, bool Mean> struct SumReducer {
   static out_t finish(const acc_t& a, int64_t count) {
     if constexpr (Mean) return convert<out_t>(a / static_cast<double>(count));
     else if constexpr (floating) return convert<out_t>(a);
-    else return static_cast<int64_t>(a);
+    else return static_cast<out_t>(a);
   }
 };
 
@@ -418,7 +419,7 @@ template <int Op, int D> struct ReduceKernel {
     const tsr_tensor_desc& in = *a.inputs[0];
     const tsr_tensor_desc& out = *a.output;
     check_dtype(a, D, in, D, "input");
-    const int out_dtype = (Op == TSR_OP_ARGMAX || (Op == TSR_OP_SUM && !is_floating_v<D>)) ? TSR_INT64 : D;
+    const int out_dtype = Op == TSR_OP_ARGMAX ? TSR_INT64 : Op == TSR_OP_SUM ? sum_dtype(D) : D;
     check_dtype(a, D, out, out_dtype, "output");
 
     bool reduced[TSR_MAX_DIMS] = {};

@@ -103,7 +103,7 @@ template <int Op, int D> struct ReduceKernel {
     const tsr_tensor_desc& in = *a.inputs[0];
     const tsr_tensor_desc& out = *a.output;
     check_dtype(a, D, in, D, "input");
-    const int out_dtype = (Op == TSR_OP_ARGMAX || (Op == TSR_OP_SUM && !is_floating_v<D>)) ? TSR_INT64 : D;
+    const int out_dtype = Op == TSR_OP_ARGMAX ? TSR_INT64 : Op == TSR_OP_SUM ? sum_dtype(D) : D;
     check_dtype(a, D, out, out_dtype, "output");
 
     bool reduced[TSR_MAX_DIMS] = {};

@@ -29,12 +29,18 @@
  *               DIV is true division (floating dtypes only)
  *   COMPARE     EQ..GE: out(bool) = a (cmp) b               key: input dtype
  *   UNARY       NEG..TANH: out = f(a)                       key: that dtype
+ *               NEG of an unsigned dtype wraps modulo 2^bits (NumPy's
+ *               rule); ABS and RELU of one are the identity
  *   WHERE       WHERE: out = inputs[0](bool) ? inputs[1] : inputs[2]
  *                                                           key: out dtype
  *   REDUCE      SUM, MEAN, MAX, MIN, ARGMAX                 key: input dtype
  *               out has the input's ndim with size 1 on every reduced dim
- *               (keepdim form). SUM's out is int64 for integral and bool
- *               input, else the input dtype; MEAN floating only; ARGMAX's
+ *               (keepdim form). SUM's out is uint64 for uint16, uint32
+ *               and uint64 input (NumPy's and the Array API's rule: the
+ *               unsigned default of the widest kind, sums wrap modulo
+ *               2^64), int64 for the other integral dtypes and bool
+ *               (PyTorch's, uint8 included), else the input dtype; MEAN
+ *               floating only; ARGMAX's
  *               out is int64 and holds the index along the single reduced
  *               dim (or the row-major flat index when all dims are reduced,
  *               with params[0] = 1); ties pick the first; NaN wins MAX/MIN
@@ -71,6 +77,20 @@
  *     INT64_MIN, then wrap);
  *   - integer to integer: wrap modulo 2^bits; anything to bool: != 0;
  *     bool to anything: 0 or 1.
+ *   The unsigned dtypes of ABI 1.5 (uint16, uint32, uint64), which PyTorch
+ *   1.13 lacks, convert as NumPy 1.24 does on x86-64 wherever NumPy is
+ *   deterministic, and as written here where it is not:
+ *   - to float32/float64 from any of them: one rounding to nearest even of
+ *     the unsigned value (uint64 2^64 - 1 -> float32 2^64), as above;
+ *     to float16/bfloat16: through float32, as above;
+ *   - float to uint16/uint32: truncate toward zero through int64, then wrap
+ *     to the width, as uint8 (out of int64's range, and NaN: INT64_MIN, so
+ *     0; -1.5 -> 65535 in uint16, as NumPy);
+ *   - float to uint64: truncate toward zero; [0, 2^64) converts exactly
+ *     (2^63 + 2048 stays itself), (-2^63, 0) through int64 then wraps
+ *     (-1.0 -> 2^64 - 1); from 2^64 up, +inf: 0; NaN, -inf, -2^63 and
+ *     below: 2^63 (x86-64's conversion, NumPy's results);
+ *   - integer to integer (either side unsigned): wrap modulo 2^bits.
  */
 #ifndef TESSERA_OPS_H
 #define TESSERA_OPS_H

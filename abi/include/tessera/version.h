@@ -56,6 +56,15 @@
  *        tsr_op_arity; the op values are unchanged) and TSR_CONSTEXPR. The
  *        plugin ABI is unchanged (a 1.3 plugin is a 1.4 one); its contracts
  *        are written out (plugin.h).
+ *   1.5  the dtypes TSR_UINT16, TSR_UINT32 and TSR_UINT64 (appended, 10..12;
+ *        TSR_DTYPE_COUNT 13) with tsr_dtype_is_unsigned and
+ *        tsr_dtype_is_signed_integral in dtype.h, whose helpers are now
+ *        TSR_CONSTEXPR; their promotion is NumPy
+ *        1.24's, their casts are in Note [Casts] (ops.h), SUM of them gives
+ *        uint64 (Note [Kernel contracts]); tessera/element.h reads and writes
+ *        them. A 1.4 plugin has no kernels for them (an op on them there
+ *        is unsupported, or runs through the CPU fallback where configured);
+ *        a 1.4 runtime ignores a 1.5 plugin's entries for them.
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H
@@ -63,7 +72,7 @@
 #include <stdint.h>
 
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 4
+#define TSR_ABI_VERSION_MINOR 5
 
 /* Packs (major, minor) into one uint32_t: major in the high 16 bits. */
 #define TSR_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))
