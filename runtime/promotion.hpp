@@ -27,7 +27,9 @@
 //   gives float32, the default dtype (uint64 * 1.5 -> float32, where NumPy,
 //   whose default is float64, gives float64); a 0-d tensor of a higher
 //   category promotes through the table (uint32 tensor + 0-d float16 tensor
-//   -> float64). can_cast is PyTorch's category rule for every dtype.
+//   -> float64). can_cast is PyTorch's category rule for every dtype, and
+//   true division of two integers computes in float32 (compute_dtype in
+//   elementwise.cpp) for the new dtypes too, where NumPy gives float64.
 #pragma once
 
 #include <cstdint>
