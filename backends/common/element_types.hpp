@@ -74,7 +74,7 @@ template <int D> inline constexpr bool is_integral_v = tsr_dtype_is_integral(D);
 // SUM's output dtype (Note [Kernel contracts] in tessera/ops.h): the input's
 // for floating dtypes, uint64 for uint16/uint32/uint64 (NumPy), else int64.
 constexpr int sum_dtype(int dtype) {
-  if (dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64 || dtype == TSR_FLOAT16 || dtype == TSR_BFLOAT16) return dtype;
+  if (tsr_dtype_is_floating(dtype)) return dtype;
   return dtype == TSR_UINT16 || dtype == TSR_UINT32 || dtype == TSR_UINT64 ? TSR_UINT64 : TSR_INT64;
 }
 
