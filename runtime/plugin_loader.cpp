@@ -24,6 +24,7 @@ namespace {
 constexpr size_t kMinPluginApiSize = TSR_STRUCT_SIZE(tsr_plugin_api, destroy);
 constexpr size_t kMinDeviceIfaceSize = TSR_STRUCT_SIZE(tsr_device_iface, empty_cache);
 constexpr size_t kMinKernelTableSize = TSR_STRUCT_SIZE(tsr_kernel_table, entries);
+constexpr size_t kMinCommIfaceSize = TSR_STRUCT_SIZE(tsr_comm_iface, request_free);
 
 const char* level_name(int32_t level) {
   switch (level) {
@@ -55,7 +56,7 @@ std::string status_name(tsr_status s) {
   static const char* const names[] = {"TSR_OK", "TSR_ERR_INVALID_ARGUMENT", "TSR_ERR_INDEX", "TSR_ERR_SHAPE",
                                       "TSR_ERR_TYPE", "TSR_ERR_UNSUPPORTED", "TSR_ERR_OUT_OF_MEMORY",
                                       "TSR_ERR_DEVICE", "TSR_ERR_VERSION", "TSR_ERR_LOAD", "TSR_ERR_CONFIG",
-                                      "TSR_ERR_INTERNAL"};
+                                      "TSR_ERR_INTERNAL", "TSR_ERR_TIMEOUT"};
   const int i = static_cast<int>(s);
   if (i >= 0 && i < static_cast<int>(std::size(names))) return names[i];
   return "status " + std::to_string(i);
@@ -222,6 +223,37 @@ std::unique_ptr<LoadedPlugin> load_plugin(const PluginConfig& cfg, const std::st
   // Names are optional to read: "" rather than NULL spares every reader a check.
   for (const char** name : {&api.device_type_name, &api.plugin_name, &api.plugin_version})
     if (*name == nullptr) *name = "";
+
+  // Since ABI 1.5: a communicator (optional), checked first, because a
+  // plugin that is only a communicator has no device or kernel table.
+  if (api.comm != nullptr) {
+    const size_t comm_size = api.comm->struct_size;
+    if (comm_size < kMinCommIfaceSize)
+      load_error("struct_size " + std::to_string(comm_size) +
+                 " of tsr_comm_iface is smaller than the smallest known layout (" +
+                 std::to_string(kMinCommIfaceSize) + " bytes)");
+    tsr_comm_iface& comm = plugin->comm_;
+    std::memcpy(&comm, api.comm, std::min(comm_size, sizeof comm));
+    comm.struct_size = sizeof comm;
+    if (comm.name == nullptr) comm.name = "";
+    const std::pair<const char*, bool> comm_required[] = {
+        {"world", comm.world != nullptr},     {"rank", comm.rank != nullptr},
+        {"size", comm.size != nullptr},       {"split", comm.split != nullptr},
+        {"release", comm.release != nullptr}, {"start", comm.start != nullptr},
+        {"wait", comm.wait != nullptr},       {"test", comm.test != nullptr},
+        {"request_free", comm.request_free != nullptr}};
+    for (const auto& [slot, present] : comm_required)
+      if (!present) load_error(std::string("communicator interface lacks required slot \"") + slot + "\"");
+    api.comm = &plugin->comm_;
+    if (api.device == nullptr) {
+      // Only a communicator: nothing more to check.
+      plugin->has_devices_ = false;
+      plugin->kernel_table_ = {sizeof(tsr_kernel_table), 0, nullptr};
+      api.kernels = &plugin->kernel_table_;
+      api.device = &plugin->device_;
+      return plugin;
+    }
+  }
 
   if (api.device == nullptr) load_error("has no device interface");
   const size_t device_size = api.device->struct_size;

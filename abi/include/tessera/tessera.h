@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "tessera/device.h"
+#include "tessera/distributed.h"
 #include "tessera/dtype.h"
 #include "tessera/export.h"
 #include "tessera/ops.h"

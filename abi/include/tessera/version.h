@@ -56,6 +56,12 @@
  *        tsr_op_arity; the op values are unchanged) and TSR_CONSTEXPR. The
  *        plugin ABI is unchanged (a 1.3 plugin is a 1.4 one); its contracts
  *        are written out (plugin.h).
+ *   1.5  tessera/comm.h (tsr_comm_iface, tsr_comm_args, enum tsr_reduce_op,
+ *        enum tsr_collective: the communicator interface) and
+ *        tsr_plugin_api.comm (optional, appended; a plugin may be only a
+ *        communicator, with NULL device and kernel tables); TSR_ERR_TIMEOUT
+ *        (appended); tessera/distributed.h in the public API (tsr_comm,
+ *        tsr_work, tsr_comm_world .. tsr_barrier, included by tessera.h).
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H
@@ -63,7 +69,7 @@
 #include <stdint.h>
 
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 4
+#define TSR_ABI_VERSION_MINOR 5
 
 /* Packs (major, minor) into one uint32_t: major in the high 16 bits. */
 #define TSR_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))
