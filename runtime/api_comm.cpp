@@ -44,6 +44,18 @@ CollectiveCall make_call(int32_t collective, tsr_tensor* input, tsr_tensor* outp
   return call;
 }
 
+// send (the tensor is the input) and recv (the output).
+tsr_status point_to_point(int32_t collective, tsr_comm* comm, tsr_tensor* tensor, int32_t peer, int32_t tag,
+                          const tsr_comm_options* options, tsr_work** work) {
+  if (tensor == nullptr)
+    return guard([&] { fail(TSR_ERR_INVALID_ARGUMENT, std::string(tsr_collective_name(collective)) + ": tensor is NULL"); });
+  const bool send = collective == TSR_COLL_SEND;
+  CollectiveCall call = make_call(collective, send ? tensor : nullptr, send ? nullptr : tensor);
+  call.root = peer;
+  call.tag = tag;
+  return run(comm, call, options, work);
+}
+
 }  // namespace
 
 tsr_status tsr_comm_world(tsr_runtime* rt, const char* device_type, tsr_comm** out) {
@@ -115,20 +127,12 @@ tsr_status tsr_all_to_all(tsr_comm* comm, tsr_tensor* output, tsr_tensor* input,
 
 tsr_status tsr_send(tsr_comm* comm, tsr_tensor* tensor, int32_t dst, int32_t tag, const tsr_comm_options* options,
                     tsr_work** work) {
-  if (tensor == nullptr) return guard([] { fail(TSR_ERR_INVALID_ARGUMENT, "send: tensor is NULL"); });
-  CollectiveCall call = make_call(TSR_COLL_SEND, tensor, nullptr);
-  call.root = dst;
-  call.tag = tag;
-  return run(comm, call, options, work);
+  return point_to_point(TSR_COLL_SEND, comm, tensor, dst, tag, options, work);
 }
 
 tsr_status tsr_recv(tsr_comm* comm, tsr_tensor* tensor, int32_t src, int32_t tag, const tsr_comm_options* options,
                     tsr_work** work) {
-  if (tensor == nullptr) return guard([] { fail(TSR_ERR_INVALID_ARGUMENT, "recv: tensor is NULL"); });
-  CollectiveCall call = make_call(TSR_COLL_RECV, nullptr, tensor);
-  call.root = src;
-  call.tag = tag;
-  return run(comm, call, options, work);
+  return point_to_point(TSR_COLL_RECV, comm, tensor, src, tag, options, work);
 }
 
 tsr_status tsr_barrier(tsr_comm* comm, const tsr_comm_options* options, tsr_work** work) {

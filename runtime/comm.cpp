@@ -14,33 +14,9 @@
 
 namespace tessera::rt {
 
-const char* collective_name(int32_t collective) {
-  switch (collective) {
-    case TSR_COLL_ALL_REDUCE: return "all_reduce";
-    case TSR_COLL_BROADCAST: return "broadcast";
-    case TSR_COLL_REDUCE: return "reduce";
-    case TSR_COLL_ALL_GATHER: return "all_gather";
-    case TSR_COLL_REDUCE_SCATTER: return "reduce_scatter";
-    case TSR_COLL_ALL_TO_ALL: return "all_to_all";
-    case TSR_COLL_SEND: return "send";
-    case TSR_COLL_RECV: return "recv";
-    case TSR_COLL_BARRIER: return "barrier";
-    default: return "?";
-  }
-}
+const char* collective_name(int32_t collective) { return tsr_collective_name(collective); }
 
 namespace {
-
-const char* reduce_op_name(int32_t op) {
-  switch (op) {
-    case TSR_REDUCE_SUM: return "sum";
-    case TSR_REDUCE_PROD: return "prod";
-    case TSR_REDUCE_MIN: return "min";
-    case TSR_REDUCE_MAX: return "max";
-    case TSR_REDUCE_AVG: return "avg";
-    default: return "?";
-  }
-}
 
 bool reduces(int32_t collective) {
   return collective == TSR_COLL_ALL_REDUCE || collective == TSR_COLL_REDUCE || collective == TSR_COLL_REDUCE_SCATTER;
@@ -164,8 +140,8 @@ Signature signature_of(const CollectiveCall& call) {
 std::string describe_field(const Signature& s, int field) {
   switch (field) {
     case 0: return "signature version " + std::to_string(s[0]);
-    case 1: return collective_name(static_cast<int32_t>(s[1]));
-    case 2: return reduce_op_name(static_cast<int32_t>(s[2]));
+    case 1: return tsr_collective_name(static_cast<int32_t>(s[1]));
+    case 2: return tsr_reduce_op_name(static_cast<int32_t>(s[2]));
     case 3: return std::to_string(s[3]);
     case 4: return s[4] < 0 ? "none" : tsr_dtype_name(static_cast<int32_t>(s[4]));
     default: {

@@ -226,24 +226,34 @@ std::unique_ptr<LoadedPlugin> load_plugin(const PluginConfig& cfg, const std::st
 
   // Since ABI 1.5: a communicator (optional), checked first, because a
   // plugin that is only a communicator has no device or kernel table.
+  // Copies a table the plugin owns into ours, refusing one smaller than the
+  // smallest layout this runtime knows; checks the required slots.
+  const auto copy_table = [&](const auto* src, auto& dst, size_t min_size, const char* type) {
+    const size_t table_size = src->struct_size;
+    if (table_size < min_size)
+      load_error("struct_size " + std::to_string(table_size) + " of " + type +
+                 " is smaller than the smallest known layout (" + std::to_string(min_size) + " bytes)");
+    std::memcpy(&dst, src, std::min(table_size, sizeof dst));
+    dst.struct_size = sizeof dst;
+  };
+  const auto require_slots = [&](std::initializer_list<std::pair<const char*, bool>> slots, const char* iface) {
+    for (const auto& [slot, present] : slots)
+      if (!present) load_error(std::string(iface) + " lacks required slot \"" + slot + "\"");
+  };
   if (api.comm != nullptr) {
-    const size_t comm_size = api.comm->struct_size;
-    if (comm_size < kMinCommIfaceSize)
-      load_error("struct_size " + std::to_string(comm_size) +
-                 " of tsr_comm_iface is smaller than the smallest known layout (" +
-                 std::to_string(kMinCommIfaceSize) + " bytes)");
     tsr_comm_iface& comm = plugin->comm_;
-    std::memcpy(&comm, api.comm, std::min(comm_size, sizeof comm));
-    comm.struct_size = sizeof comm;
+    copy_table(api.comm, comm, kMinCommIfaceSize, "tsr_comm_iface");
     if (comm.name == nullptr) comm.name = "";
-    const std::pair<const char*, bool> comm_required[] = {
-        {"world", comm.world != nullptr},     {"rank", comm.rank != nullptr},
-        {"size", comm.size != nullptr},       {"split", comm.split != nullptr},
-        {"release", comm.release != nullptr}, {"start", comm.start != nullptr},
-        {"wait", comm.wait != nullptr},       {"test", comm.test != nullptr},
-        {"request_free", comm.request_free != nullptr}};
-    for (const auto& [slot, present] : comm_required)
-      if (!present) load_error(std::string("communicator interface lacks required slot \"") + slot + "\"");
+    require_slots({{"world", comm.world != nullptr},
+                   {"rank", comm.rank != nullptr},
+                   {"size", comm.size != nullptr},
+                   {"split", comm.split != nullptr},
+                   {"release", comm.release != nullptr},
+                   {"start", comm.start != nullptr},
+                   {"wait", comm.wait != nullptr},
+                   {"test", comm.test != nullptr},
+                   {"request_free", comm.request_free != nullptr}},
+                  "communicator interface");
     api.comm = &plugin->comm_;
     if (api.device == nullptr) {
       // Only a communicator: nothing more to check.
@@ -256,25 +266,17 @@ std::unique_ptr<LoadedPlugin> load_plugin(const PluginConfig& cfg, const std::st
   }
 
   if (api.device == nullptr) load_error("has no device interface");
-  const size_t device_size = api.device->struct_size;
-  if (device_size < kMinDeviceIfaceSize)
-    load_error("struct_size " + std::to_string(device_size) +
-               " of tsr_device_iface is smaller than the smallest known layout (" +
-               std::to_string(kMinDeviceIfaceSize) + " bytes)");
   tsr_device_iface& device = plugin->device_;
-  std::memcpy(&device, api.device, std::min(device_size, sizeof device));
-  device.struct_size = sizeof device;
-  const std::pair<const char*, bool> required[] = {
-      {"device_count", device.device_count != nullptr},
-      {"get_properties", device.get_properties != nullptr},
-      {"allocate", device.allocate != nullptr},
-      {"deallocate", device.deallocate != nullptr},
-      {"copy_host_to_device", device.copy_host_to_device != nullptr},
-      {"copy_device_to_host", device.copy_device_to_host != nullptr},
-      {"copy_device_to_device", device.copy_device_to_device != nullptr},
-      {"synchronize", device.synchronize != nullptr}};
-  for (const auto& [slot, present] : required)
-    if (!present) load_error(std::string("device interface lacks required slot \"") + slot + "\"");
+  copy_table(api.device, device, kMinDeviceIfaceSize, "tsr_device_iface");
+  require_slots({{"device_count", device.device_count != nullptr},
+                 {"get_properties", device.get_properties != nullptr},
+                 {"allocate", device.allocate != nullptr},
+                 {"deallocate", device.deallocate != nullptr},
+                 {"copy_host_to_device", device.copy_host_to_device != nullptr},
+                 {"copy_device_to_host", device.copy_device_to_host != nullptr},
+                 {"copy_device_to_device", device.copy_device_to_device != nullptr},
+                 {"synchronize", device.synchronize != nullptr}},
+                "device interface");
 
   const tsr_kernel_table* table = api.kernels;
   if (table == nullptr) load_error("has no kernel table");

@@ -16,18 +16,7 @@
 namespace tessera::mpi {
 
 const char* collective_name(int32_t collective) {
-  switch (collective) {
-    case TSR_COLL_ALL_REDUCE: return "all_reduce";
-    case TSR_COLL_BROADCAST: return "broadcast";
-    case TSR_COLL_REDUCE: return "reduce";
-    case TSR_COLL_ALL_GATHER: return "all_gather";
-    case TSR_COLL_REDUCE_SCATTER: return "reduce_scatter";
-    case TSR_COLL_ALL_TO_ALL: return "all_to_all";
-    case TSR_COLL_SEND: return "send";
-    case TSR_COLL_RECV: return "recv";
-    case TSR_COLL_BARRIER: return "barrier";
-    default: return "comm_dup";
-  }
+  return collective < 0 ? "comm_dup" : tsr_collective_name(collective);  // -1: world's MPI_Comm_idup
 }
 
 std::string who(const Comm& c, int32_t collective) {

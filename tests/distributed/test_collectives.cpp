@@ -147,11 +147,6 @@ void expect_equal(const std::vector<double>& got, auto expected, const std::stri
   CHECK(bad == 0, "%s: %lld wrong element(s)", what.c_str(), static_cast<long long>(bad));
 }
 
-const char* op_name(int32_t op) {
-  static const char* names[] = {"sum", "prod", "min", "max", "avg"};
-  return names[op];
-}
-
 bool floating(int32_t dtype) {
   return dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64 || dtype == TSR_FLOAT16 || dtype == TSR_BFLOAT16;
 }
@@ -160,7 +155,7 @@ bool floating(int32_t dtype) {
 void run_case(Env& e, int32_t dtype, int32_t op, int64_t n, bool strided, bool async) {
   const int R = e.rank, N = e.size;
   char label[160];
-  std::snprintf(label, sizeof label, "%s %s n=%lld%s%s", tsr_dtype_get_name(dtype), op_name(op),
+  std::snprintf(label, sizeof label, "%s %s n=%lld%s%s", tsr_dtype_get_name(dtype), tsr_reduce_op_name(op),
                 static_cast<long long>(n), strided ? " strided" : "", async ? " async" : "");
   const auto vals = [&](int r) { return [=](int64_t i) { return value(r, i, dtype, op); }; };
   tsr_work* w = nullptr;

@@ -46,6 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tessera/export.h"
 #include "tessera/status.h"
 #include "tessera/tensor_desc.h"
 
@@ -91,6 +92,35 @@ typedef enum tsr_collective {
   TSR_COLL_BARRIER = 8,
   TSR_COLL_COUNT = 9
 } tsr_collective;
+
+/* "all_reduce", "broadcast", ... (as torch.distributed names them); "?"
+ * for a value outside the enum. */
+TSR_INLINE const char* tsr_collective_name(int32_t collective) {
+  switch (collective) {
+    case TSR_COLL_ALL_REDUCE: return "all_reduce";
+    case TSR_COLL_BROADCAST: return "broadcast";
+    case TSR_COLL_REDUCE: return "reduce";
+    case TSR_COLL_ALL_GATHER: return "all_gather";
+    case TSR_COLL_REDUCE_SCATTER: return "reduce_scatter";
+    case TSR_COLL_ALL_TO_ALL: return "all_to_all";
+    case TSR_COLL_SEND: return "send";
+    case TSR_COLL_RECV: return "recv";
+    case TSR_COLL_BARRIER: return "barrier";
+    default: return "?";
+  }
+}
+
+/* "sum", "prod", "min", "max", "avg"; "?" for a value outside the enum. */
+TSR_INLINE const char* tsr_reduce_op_name(int32_t op) {
+  switch (op) {
+    case TSR_REDUCE_SUM: return "sum";
+    case TSR_REDUCE_PROD: return "prod";
+    case TSR_REDUCE_MIN: return "min";
+    case TSR_REDUCE_MAX: return "max";
+    case TSR_REDUCE_AVG: return "avg";
+    default: return "?";
+  }
+}
 
 /* A plugin's communicator, opaque to the runtime. Made by world or split,
  * ended by release. */
