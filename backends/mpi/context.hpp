@@ -45,8 +45,21 @@ World& world_state();
 // MPI_ERRORS_RETURN so that a peer's failure is a status, not an abort.
 struct Comm {
   MPI_Comm comm = MPI_COMM_NULL;
+  // A second duplicate for the point-to-point steps of Note [All-reduce
+  // over point to point], so they never match the user's send and recv.
+  MPI_Comm internal = MPI_COMM_NULL;
   int rank = 0;
   int size = 1;
+};
+
+// One round of Note [All-reduce over point to point]: send a range of the
+// result buffer to one peer, receive a range from another (into scratch to
+// be reduced in, or straight into the result). Offsets and counts in elements.
+struct Step {
+  int send_peer = 0, recv_peer = 0;
+  size_t send_offset = 0, send_count = 0;
+  size_t recv_offset = 0, recv_count = 0;
+  bool reduce = false;
 };
 
 // One started operation and what finishing it takes.
@@ -66,6 +79,14 @@ struct Request {
   size_t out_count = 0;     // elements of `out` that receive it
   int32_t out_dtype = 0;
   bool divide = false;      // AVG: SUM, then divide by the size
+  // Note [All-reduce over point to point]: the steps still to run.
+  std::vector<Step> steps;
+  size_t next_step = 0;
+  char* buffer = nullptr;          // the result buffer the steps work in
+  std::vector<char> scratch;       // what a reducing step receives
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  int32_t reduce_dtype = 0;        // the dtype the steps reduce in (float32 for halves)
+  int32_t reduce_op = 0;
 };
 
 struct Context {

@@ -54,6 +54,9 @@ Comm* make_comm(MPI_Comm mc) {
   auto c = std::make_unique<Comm>();
   c->comm = mc;
   MPI_Comm_set_errhandler(mc, MPI_ERRORS_RETURN);
+  // Every rank has just finished creating `mc`, so this blocking dup
+  // cannot wait for a missing one.
+  MPI_Comm_dup(mc, &c->internal);
   MPI_Comm_rank(mc, &c->rank);
   MPI_Comm_size(mc, &c->size);
   return c.release();
@@ -140,7 +143,10 @@ void release(void*, tsr_comm_handle comm) {
     int finalized = 0;
     MPI_Finalized(&finalized);
     // MPI_Comm_free is local in Open MPI; a broken world leaves it alone.
-    if (!finalized && !w.broken.load() && c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
+    if (!finalized && !w.broken.load() && c->comm != MPI_COMM_NULL) {
+      MPI_Comm_free(&c->comm);
+      MPI_Comm_free(&c->internal);
+    }
   }
   delete c;
 }
