@@ -123,13 +123,15 @@ void finish(Request& r) {
 //     ranks;
 //   - otherwise a ring: n-1 reduce-scatter rounds then n-1 all-gather
 //     rounds over n chunks (bandwidth-optimal, as MPI's own large-message
-//     algorithm);
+//     algorithm), each round cut into messages of at most 4 MiB;
 //   - MPI_Iallreduce for the rest (fewer elements than ranks, n not a power
 //     of two).
 // Every element's reduction happens in one fixed order and the result is
 // copied from there, so all ranks hold the same bits (the ops commute).
 constexpr int kStepTag = 0x7e55;
 constexpr size_t kDoublingMaxBytes = 64 * 1024;
+constexpr size_t kSegmentBytes = size_t{4} << 20;
+constexpr size_t kEagerBytes = 2048;
 
 template <class T> void combine(T* dst, const T* src, size_t n, int32_t op) {
   switch (op) {
@@ -177,6 +179,9 @@ bool plan_all_reduce(Request& r, size_t count, size_t item) {
     offset = bound(c);
     len = bound(c + 1) - offset;
   };
+  // Rounds move at most kSegmentBytes each: Open MPI's shared-memory
+  // transport slows down tenfold on single messages above ~16 MiB here.
+  const size_t segment = std::max<size_t>(kSegmentBytes / item, 1);
   size_t largest = 0;
   for (int phase = 0; phase < 2; ++phase)
     for (int s = 0; s < n - 1; ++s) {
@@ -186,11 +191,32 @@ bool plan_all_reduce(Request& r, size_t count, size_t item) {
       st.reduce = phase == 0;
       chunk(phase == 0 ? rank - s : rank + 1 - s, st.send_offset, st.send_count);
       chunk(phase == 0 ? rank - s - 1 : rank - s, st.recv_offset, st.recv_count);
-      largest = std::max(largest, st.recv_count);
-      r.steps.push_back(st);
+      // Both sides split alike, so each part meets its peer's part.
+      const size_t parts = (std::max(st.send_count, st.recv_count) + segment - 1) / segment;
+      for (size_t p = 0; p < std::max<size_t>(parts, 1); ++p) {
+        Step part = st;
+        const size_t k = std::max<size_t>(parts, 1);
+        part.send_offset = st.send_offset + st.send_count * p / k;
+        part.send_count = st.send_count * (p + 1) / k - st.send_count * p / k;
+        part.recv_offset = st.recv_offset + st.recv_count * p / k;
+        part.recv_count = st.recv_count * (p + 1) / k - st.recv_count * p / k;
+        largest = std::max(largest, part.recv_count);
+        r.steps.push_back(part);
+      }
     }
   r.scratch.resize(largest * item);
   return true;
+}
+
+// How many messages carry `count` elements in one round: pieces of at most
+// kEagerBytes up to 64 KiB (Open MPI's shared-memory transport sends those
+// eagerly; one larger message takes a rendezvous round trip first), one
+// message above. A function of the count alone, so that the sender and the
+// receiver of a range cut it alike.
+size_t pieces_of(size_t count, size_t item) {
+  const size_t bytes = count * item;
+  if (bytes <= kEagerBytes || bytes > kDoublingMaxBytes) return 1;
+  return (bytes + kEagerBytes - 1) / kEagerBytes;
 }
 
 // Posts round r.next_step (the caller holds the world's mutex).
@@ -198,12 +224,20 @@ void post_step(Request& r) {
   const Step& s = r.steps[r.next_step];
   const size_t item = tsr_dtype_size(r.reduce_dtype);
   char* recv_to = s.reduce ? r.scratch.data() : r.buffer + s.recv_offset * item;
-  r.requests.assign(2, MPI_REQUEST_NULL);
-  int rc = MPI_Irecv(recv_to, static_cast<int>(s.recv_count), r.datatype, s.recv_peer, kStepTag, r.comm->internal,
-                     &r.requests[0]);
-  if (rc == MPI_SUCCESS)
-    rc = MPI_Isend(r.buffer + s.send_offset * item, static_cast<int>(s.send_count), r.datatype, s.send_peer, kStepTag,
-                   r.comm->internal, &r.requests[1]);
+  char* send_from = r.buffer + s.send_offset * item;
+  const size_t recv_pieces = pieces_of(s.recv_count, item), send_pieces = pieces_of(s.send_count, item);
+  r.requests.assign(recv_pieces + send_pieces, MPI_REQUEST_NULL);
+  int rc = MPI_SUCCESS;
+  for (size_t p = 0; p < recv_pieces && rc == MPI_SUCCESS; ++p) {
+    const size_t from = s.recv_count * p / recv_pieces, to = s.recv_count * (p + 1) / recv_pieces;
+    rc = MPI_Irecv(recv_to + from * item, static_cast<int>(to - from), r.datatype, s.recv_peer, kStepTag,
+                   r.comm->internal, &r.requests[p]);
+  }
+  for (size_t p = 0; p < send_pieces && rc == MPI_SUCCESS; ++p) {
+    const size_t from = s.send_count * p / send_pieces, to = s.send_count * (p + 1) / send_pieces;
+    rc = MPI_Isend(send_from + from * item, static_cast<int>(to - from), r.datatype, s.send_peer, kStepTag,
+                   r.comm->internal, &r.requests[recv_pieces + p]);
+  }
   if (rc != MPI_SUCCESS) fail(TSR_ERR_DEVICE, "mpi: " + who(*r.comm, r.collective) + ": " + mpi_error_text(rc));
 }
 
