@@ -486,6 +486,14 @@ bool work_test(tsr_work& w) {
 
 void work_release(tsr_work* w) noexcept {
   if (w == nullptr) return;
+  // A work dropped before completion is still completed (as PyTorch's
+  // Work): the peers are in the collective too, and its buffers must
+  // outlive it. Its deadline bounds the wait; a failure here has no caller
+  // to go to, and the plugin has logged the broken communicator.
+  try {
+    work_wait(*w);
+  } catch (...) {
+  }
   if (w->request != nullptr) {
     PluginCall call(w->comm->plugin);
     w->comm->iface->request_free(w->comm->ctx, w->request);

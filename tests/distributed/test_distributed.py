@@ -103,6 +103,10 @@ def main():
     work.wait()
     assert work.is_completed()
     assert_close(t, tessera.full((1000,), float(n * (n + 1) // 2)))
+    # A Work dropped without wait() still completes (as torch's).
+    t = tessera.ones(64)
+    dist.all_reduce(t, async_op=True)
+    assert_close(t, tessera.full((64,), float(n)))
     # point to point around a ring.
     t = tessera.full((7,), float(rank))
     got = tessera.empty(7)

@@ -115,8 +115,9 @@ TSR_API tsr_status tsr_barrier(tsr_comm* comm, const tsr_comm_options* options, 
 TSR_API tsr_status tsr_work_wait(tsr_work* work);
 /* Never blocks: *done = 1 once completed (and finished, as by wait). */
 TSR_API tsr_status tsr_work_test(tsr_work* work, int32_t* done);
-/* Ends the handle. A work not yet completed is abandoned (its
- * communicator is then broken). NULL: no-op. */
+/* Ends the handle. A work not yet completed is first waited for (its
+ * timeout bounds the wait), as dropping a PyTorch Work still lets the
+ * operation finish. NULL: no-op. */
 TSR_API void tsr_work_release(tsr_work* work);
 
 #ifdef __cplusplus
