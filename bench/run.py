@@ -115,6 +115,48 @@ def forward(A, layers):
     return A
 """, "forward(X, layers)"),
     },
+    # Issue 18's workloads: the Array API's functions on the CPU.
+    "sort_2^24": {
+        "torch": ("x = torch.rand(N24)", "torch.sort(x).values"),
+        "numpy": ("x = np.random.rand(N24).astype(np.float32)", "np.sort(x)"),
+    },
+    "argsort_2^22": {
+        "torch": ("x = torch.rand(N24 // 4)", "torch.argsort(x)"),
+        "numpy": ("x = np.random.rand(N24 // 4).astype(np.float32)", "np.argsort(x)"),
+    },
+    "cumsum_2^24": {
+        "torch": ("x = torch.rand(N24)", "torch.cumsum(x, 0)"),
+        "numpy": ("x = np.random.rand(N24).astype(np.float32)", "np.cumsum(x)"),
+    },
+    "concat_8x2^21": {
+        "torch": ("xs = [torch.rand(N24 // 8) for _ in range(8)]", "torch.cat(xs)"),
+        "numpy": ("xs = [np.random.rand(N24 // 8).astype(np.float32) for _ in range(8)]", "np.concatenate(xs)"),
+    },
+    "take_2^24": {
+        "torch": ("x = torch.rand(N24); i = torch.randint(0, N24, (N24,))", "torch.take(x, i)"),
+        "numpy": ("x = np.random.rand(N24).astype(np.float32); i = np.random.randint(0, N24, N24)", "np.take(x, i)"),
+    },
+    "var_axis_4096x4096": {
+        "torch": ("x = torch.rand(4096, 4096)", "torch.var(x, dim=1)"),
+        "numpy": ("x = np.random.rand(4096, 4096).astype(np.float32)", "np.var(x, axis=1, ddof=1)"),
+    },
+    "std_2^24": {
+        "torch": ("x = torch.rand(N24)", "torch.std(x)"),
+        "numpy": ("x = np.random.rand(N24).astype(np.float32)", "np.std(x, ddof=1)"),
+    },
+    "softmax_4096x4096": {
+        "torch": ("x = torch.rand(4096, 4096)", "torch.softmax(x, dim=1)"),
+        "numpy": ("x = np.random.rand(4096, 4096).astype(np.float32)",
+                  "(lambda e: e / e.sum(axis=1, keepdims=True))(np.exp(x - x.max(axis=1, keepdims=True)))"),
+    },
+    "unique_2^22": {
+        "torch": ("x = torch.randint(0, 1024, (N24 // 4,), dtype=torch.int32)", "torch.unique(x)"),
+        "numpy": ("x = np.random.randint(0, 1024, N24 // 4).astype(np.int32)", "np.unique(x)"),
+    },
+    "nonzero_2^24": {
+        "torch": ("x = torch.rand(N24) < 0.5", "torch.nonzero(x)"),
+        "numpy": ("x = np.random.rand(N24) < 0.5", "np.argwhere(x)"),
+    },
     "triad_2^24": {},  # plain C++ in tessera_bench: the bandwidth reference
     "read_2^24": {},   # plain C++ two-thread read of 64 MiB: the bound of sum_2^24
     "startup": {},     # process wall time, measured below for all three
@@ -140,6 +182,16 @@ TARGETS = {
     "tiny_add": {"max_ratio": 0.5, "vs": "numpy"},
     "mlp_forward": {"max_ratio": 0.3},
     "startup": {"max_ratio": 0.1, "vs": "numpy"},
+    "sort_2^24": {"min_speedup": 1.0},
+    "argsort_2^22": {"min_speedup": 1.0},
+    "cumsum_2^24": {"min_speedup": 1.0},
+    "concat_8x2^21": {"min_speedup": 1.0},
+    "take_2^24": {"min_speedup": 1.0},
+    "var_axis_4096x4096": {"min_speedup": 1.0},
+    "std_2^24": {"min_speedup": 1.0},
+    "softmax_4096x4096": {"min_speedup": 1.0, "vs": "torch"},
+    "unique_2^22": {"min_speedup": 1.0},
+    "nonzero_2^24": {"min_speedup": 1.0},
 }
 
 

@@ -39,6 +39,8 @@ size_t tsr_struct_size(int32_t kind) {
     case TSR_STRUCT_TENSOR_DESC: return TSR_TENSOR_DESC_STRUCT_SIZE;
     case TSR_STRUCT_SCALAR: return sizeof(tsr_scalar);
     case TSR_STRUCT_DEVICE: return sizeof(tsr_device);
+    case TSR_STRUCT_REDUCE_OPTIONS: return TSR_REDUCE_OPTIONS_STRUCT_SIZE;
+    case TSR_STRUCT_SORT_OPTIONS: return TSR_SORT_OPTIONS_STRUCT_SIZE;
     default: return 0;
   }
 }

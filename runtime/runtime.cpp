@@ -129,6 +129,23 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
           break;
         }
     pj["ops"] = ops;
+    // Coverage (Note [Primitives]): per op of the table, how this plugin's
+    // device runs it: its own kernel (for some dtype), the runtime's
+    // composite, the CPU fallback, or not at all.
+    if (type != nullptr && type->plugin == p.get()) {
+      json coverage = {{"native", json::array()}, {"composite", json::array()}, {"fallback", json::array()},
+                       {"missing", json::array()}};
+      for (int op = 0; op < TSR_OP_COUNT; ++op) {
+        bool native = false;
+        for (int dt = 0; dt < TSR_DTYPE_COUNT && !native; ++dt) native = rt.registry.kernel(type->type, op, dt).fn != nullptr;
+        const char* how = native                                          ? "native"
+                          : tsr_op_role(op) == TSR_OP_ROLE_COMPOSITE      ? "composite"
+                          : p->config().fallback && type->type != TSR_DEVICE_CPU ? "fallback"
+                                                                          : "missing";
+        coverage[how].push_back(tsr_op_name(op));
+      }
+      pj["coverage"] = coverage;
+    }
     doc["plugins"].push_back(pj);
   }
   doc["failed"] = json::array();
@@ -164,6 +181,18 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
       if (d["total_memory"].get<uint64_t>() > 0)
         out << ", " << (static_cast<double>(d["total_memory"].get<uint64_t>()) / (1ull << 30)) << " GiB";
       out << (d["host_accessible"].get<bool>() ? ", host-accessible memory" : ", device memory") << "\n";
+    }
+    if (pj.contains("coverage")) {
+      const auto& c = pj["coverage"];
+      out << "    coverage of the " << TSR_OP_COUNT << " ops: " << c["native"].size() << " native, " << c["composite"].size()
+          << " composite, " << c["fallback"].size() << " through the CPU fallback, " << c["missing"].size()
+          << " missing\n";
+      for (const char* how : {"composite", "fallback", "missing"}) {
+        if (c[how].empty()) continue;
+        out << "      " << how << ":";
+        for (const auto& name : c[how]) out << " " << name.get<std::string>();
+        out << "\n";
+      }
     }
     if (pj.contains("unavailable_reason"))
       out << "    no devices: " << pj["unavailable_reason"].get<std::string>() << "\n";

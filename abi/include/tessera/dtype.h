@@ -66,11 +66,11 @@ TSR_INLINE const char* tsr_dtype_name(int32_t dtype) {
   }
 }
 
-TSR_INLINE int tsr_dtype_is_floating(int32_t dtype) {
+TSR_INLINE TSR_CONSTEXPR int tsr_dtype_is_floating(int32_t dtype) {
   return dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64 || dtype == TSR_FLOAT16 || dtype == TSR_BFLOAT16;
 }
 
-TSR_INLINE int tsr_dtype_is_integral(int32_t dtype) { /* bool excluded */
+TSR_INLINE TSR_CONSTEXPR int tsr_dtype_is_integral(int32_t dtype) { /* bool excluded */
   return dtype >= TSR_INT8 && dtype <= TSR_INT64;
 }
 
