@@ -298,7 +298,151 @@ void read(benchmark::State& state) {
   set_bytes(state, 4 * k2p24);
 }
 
-void register_all() {
+// ---- the Array API's functions (issue 18's workloads) ---------------------------
+
+// A new result per iteration, released at once.
+template <class F> void each(benchmark::State& state, F f) {
+  for (auto _ : state) {
+    tsr_tensor* r = f();
+    tsr_tensor_release(r);
+  }
+}
+
+void sort_values(benchmark::State& state) {
+  const auto& in = inputs_for("x_2^24", [] { return std::vector{uniform({k2p24}, TSR_FLOAT32)}; });
+  each(state, [&] {
+    tsr_tensor* v = nullptr;
+    OK(tsr_sort(in[0], nullptr, &v, nullptr));
+    return v;
+  });
+  set_bytes(state, 2 * 4 * k2p24);
+}
+
+void argsort(benchmark::State& state) {
+  const auto& in = inputs_for("x_2^22", [] { return std::vector{uniform({k2p24 / 4}, TSR_FLOAT32)}; });
+  each(state, [&] {
+    tsr_tensor* i = nullptr;
+    OK(tsr_sort(in[0], nullptr, nullptr, &i));
+    return i;
+  });
+  set_bytes(state, (4 + 8) * k2p24 / 4);
+}
+
+void cumsum(benchmark::State& state) {
+  const auto& in = inputs_for("x_2^24", [] { return std::vector{uniform({k2p24}, TSR_FLOAT32)}; });
+  each(state, [&] {
+    tsr_tensor* c = nullptr;
+    OK(tsr_cumsum(in[0], 0, TSR_DTYPE_UNDEFINED, &c));
+    return c;
+  });
+  set_bytes(state, 2 * 4 * k2p24);
+}
+
+void concat8(benchmark::State& state) {
+  const auto& in = inputs_for("eight_2^21", [] {
+    std::vector<tsr_tensor*> v;
+    for (int i = 0; i < 8; ++i) v.push_back(uniform({k2p24 / 8}, TSR_FLOAT32));
+    return v;
+  });
+  each(state, [&] {
+    tsr_tensor* c = nullptr;
+    OK(tsr_concat(const_cast<tsr_tensor* const*>(in.data()), 8, 0, &c));
+    return c;
+  });
+  set_bytes(state, 2 * 4 * k2p24);
+}
+
+void take(benchmark::State& state) {
+  const auto& in = inputs_for("x_idx_2^24", [] {
+    tsr_tensor* u = uniform({k2p24}, TSR_FLOAT32, 0.0, static_cast<double>(k2p24));
+    tsr_tensor* idx = nullptr;
+    OK(tsr_to_dtype(u, TSR_INT64, &idx));  // random indices in [0, 2^24)
+    tsr_tensor_release(u);
+    return std::vector{uniform({k2p24}, TSR_FLOAT32), idx};
+  });
+  each(state, [&] {
+    tsr_tensor* t = nullptr;
+    OK(tsr_take(in[0], in[1], 0, &t));
+    return t;
+  });
+  set_bytes(state, (4 + 8 + 4) * k2p24);
+}
+
+void var_axis(benchmark::State& state) {
+  const auto& in = square_4096();
+  tsr_reduce_options o = TSR_REDUCE_OPTIONS_INIT;
+  const int32_t last[1] = {1};
+  o.dims = last;
+  o.num_dims = 1;
+  each(state, [&] {
+    tsr_tensor* v = nullptr;
+    OK(tsr_reduce_ex(TSR_OP_VAR, in[0], &o, &v));
+    return v;
+  });
+  set_bytes(state, 4 * 4096 * 4096);
+}
+
+void std_all(benchmark::State& state) {
+  const auto& in = inputs_for("x_2^24", [] { return std::vector{uniform({k2p24}, TSR_FLOAT32)}; });
+  each(state, [&] {
+    tsr_tensor* v = nullptr;
+    OK(tsr_reduce(TSR_OP_STD, in[0], 0, nullptr, 0, &v));
+    return v;
+  });
+  set_bytes(state, 4 * k2p24);
+}
+
+// softmax over the last axis from the standard's functions, as a user of
+// the Array API writes it: exp(x - max(x, keepdims)) / sum(..., keepdims).
+void softmax(benchmark::State& state) {
+  const auto& in = square_4096();
+  const int32_t last[1] = {1};
+  each(state, [&] {
+    tsr_tensor *m = nullptr, *d = nullptr, *e = nullptr, *s = nullptr, *y = nullptr;
+    OK(tsr_reduce(TSR_OP_MAX, in[0], 1, last, 1, &m));
+    OK(tsr_binary(TSR_OP_SUB, in[0], m, &d));
+    OK(tsr_unary(TSR_OP_EXP, d, &e));
+    OK(tsr_reduce(TSR_OP_SUM, e, 1, last, 1, &s));
+    OK(tsr_binary(TSR_OP_DIV, e, s, &y));
+    for (tsr_tensor* t : {m, d, e, s}) tsr_tensor_release(t);
+    return y;
+  });
+  set_bytes(state, 2 * 4 * 4096 * 4096);
+}
+
+void unique_values(benchmark::State& state) {
+  const auto& in = inputs_for("ints_2^22", [] {
+    tsr_tensor* u = uniform({k2p24 / 4}, TSR_FLOAT32, 0.0, 1024.0);
+    tsr_tensor* x = nullptr;
+    OK(tsr_to_dtype(u, TSR_INT32, &x));  // at most 1024 distinct values
+    tsr_tensor_release(u);
+    return std::vector{x};
+  });
+  each(state, [&] {
+    tsr_tensor* v = nullptr;
+    OK(tsr_unique(in[0], &v, nullptr, nullptr, nullptr));
+    return v;
+  });
+  set_bytes(state, 4 * k2p24 / 4);
+}
+
+void nonzero(benchmark::State& state) {
+  const auto& in = inputs_for("mask_2^24", [] {
+    tsr_tensor* u = uniform({k2p24}, TSR_FLOAT32);
+    tsr_tensor* m = nullptr;
+    OK(tsr_binary_scalar(TSR_OP_LT, u, tsr_scalar_float(0.5), 0, &m));  // half true
+    tsr_tensor_release(u);
+    return std::vector{m};
+  });
+  each(state, [&] {
+    tsr_tensor* r = nullptr;
+    OK(tsr_nonzero(in[0], &r));
+    return r;
+  });
+  set_bytes(state, k2p24 + 8 * k2p24 / 2);
+}
+
+void register_all() {void register_all() {
   auto add = [](const char* name, void (*fn)(benchmark::State&)) {
     benchmark::RegisterBenchmark(name, fn)->UseRealTime()->Unit(benchmark::kMicrosecond);
   };
@@ -317,6 +461,16 @@ void register_all() {
   add("mlp_forward", mlp_forward);
   add("triad_2^24", triad);
   add("read_2^24", read);
+  add("sort_2^24", sort_values);
+  add("argsort_2^22", argsort);
+  add("cumsum_2^24", cumsum);
+  add("concat_8x2^21", concat8);
+  add("take_2^24", take);
+  add("var_axis_4096x4096", var_axis);
+  add("std_2^24", std_all);
+  add("softmax_4096x4096", softmax);
+  add("unique_2^22", unique_values);
+  add("nonzero_2^24", nonzero);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The C API: ops, reading values, printing, assert_close.
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
@@ -102,6 +103,32 @@ tsr_status tsr_reduce(tsr_op op, tsr_tensor* t, int32_t num_dims, const int32_t*
     require_out(out);
     hand_out(reduce(op, require(t, "tensor"), num_dims, dims, keepdim != 0), out);
   });
+}
+
+tsr_status tsr_reduce_ex(tsr_op op, tsr_tensor* t, const tsr_reduce_options* options, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    tsr_reduce_options o = TSR_REDUCE_OPTIONS_INIT;
+    if (options != nullptr) {
+      if (options->struct_size < TSR_STRUCT_SIZE(tsr_reduce_options, keepdim))
+        fail(TSR_ERR_INVALID_ARGUMENT, "tsr_reduce_ex: options->struct_size " + std::to_string(options->struct_size) +
+                                           " is smaller than any tsr_reduce_options (set it to "
+                                           "TSR_REDUCE_OPTIONS_STRUCT_SIZE)");
+      std::memcpy(&o, options, std::min(options->struct_size, sizeof o));
+    }
+    hand_out(reduce(op, require(t, "tensor"), o.num_dims, o.dims, o.keepdim != 0, o.correction), out);
+  });
+}
+
+tsr_status tsr_math(int32_t fn, tsr_tensor* a, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(math(fn, require(a, "a")), out);
+  });
+}
+
+tsr_status tsr_math_out(int32_t fn, tsr_tensor* a, tsr_tensor* out) {
+  return guard([&] { math_out(fn, require(a, "a"), require(out, "out")); });
 }
 
 tsr_status tsr_matmul(tsr_tensor* a, tsr_tensor* b, tsr_tensor** out) {

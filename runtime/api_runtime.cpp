@@ -39,6 +39,8 @@ size_t tsr_struct_size(int32_t kind) {
     case TSR_STRUCT_TENSOR_DESC: return TSR_TENSOR_DESC_STRUCT_SIZE;
     case TSR_STRUCT_SCALAR: return sizeof(tsr_scalar);
     case TSR_STRUCT_DEVICE: return sizeof(tsr_device);
+    case TSR_STRUCT_REDUCE_OPTIONS: return TSR_REDUCE_OPTIONS_STRUCT_SIZE;
+    case TSR_STRUCT_SORT_OPTIONS: return TSR_SORT_OPTIONS_STRUCT_SIZE;
     default: return 0;
   }
 }
@@ -57,6 +59,7 @@ const char* tsr_status_name(tsr_status status) {
     case TSR_ERR_LOAD: return "TSR_ERR_LOAD";
     case TSR_ERR_CONFIG: return "TSR_ERR_CONFIG";
     case TSR_ERR_INTERNAL: return "TSR_ERR_INTERNAL";
+    case TSR_ERR_TIMEOUT: return "TSR_ERR_TIMEOUT";
   }
   return "TSR_ERR_UNKNOWN";
 }
@@ -79,6 +82,10 @@ tsr_status tsr_runtime_destroy(tsr_runtime* rt) {
                                          std::to_string(storages) +
                                          " storage(s) still alive; nothing was freed: release them, then call "
                                          "tsr_runtime_destroy again");
+    if (const int64_t comms = rt->live_comms.load(); comms != 0)
+      fail(TSR_ERR_INVALID_ARGUMENT, "tsr_runtime_destroy: " + std::to_string(comms) +
+                                         " communicator(s) still alive (tsr_comm, or a tsr_work holding one); "
+                                         "nothing was freed: release them, then call tsr_runtime_destroy again");
     delete rt;
   });
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <string>
 
+#include "composite.hpp"
 #include "error.hpp"
 #include "fallback.hpp"
 #include "ops.hpp"
@@ -15,6 +16,14 @@ namespace {
   fail(TSR_ERR_UNSUPPORTED, std::string(tsr_op_name(op)) + ": not supported on device " +
                                 rt.registry.device_name(device) + " for dtype " + tsr_dtype_name(dtype) +
                                 "; supported on: " + rt.registry.devices_with_kernel(op, dtype));
+}
+// The device type whose missing or declined kernels run on the CPU fallback
+// (Note [CPU fallback]); nullptr when its config does not allow it.
+const DeviceType* fallback_target(const tsr_runtime& rt, tsr_device device) {
+  const DeviceType* type = rt.registry.device_type(device.type);
+  if (type == nullptr || type->plugin == nullptr || !type->plugin->config().fallback || device.type == TSR_DEVICE_CPU)
+    return nullptr;
+  return type;
 }
 }  // namespace
 
@@ -59,13 +68,24 @@ void launch(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
   args.num_params = static_cast<int32_t>(extra.params.size());
   args.stream = nullptr;
   if (k.fn == nullptr) {
-    const DeviceType* type = rt.registry.device_type(device.type);
-    if (type == nullptr || type->plugin == nullptr || !type->plugin->config().fallback || device.type == TSR_DEVICE_CPU)
-      missing_kernel(rt, device, op, key_dtype);
+    // Note [Composites]: built from primitives on the device itself.
+    if (tsr_op_role(op) == TSR_OP_ROLE_COMPOSITE) return run_composite(rt, device, op, key_dtype, inputs, output, extra);
+    const DeviceType* type = fallback_target(rt, device);
+    if (type == nullptr) missing_kernel(rt, device, op, key_dtype);
     return launch_on_cpu(rt, *type, device, op, key_dtype, inputs, output, args);
   }
   const tsr_status st = call_kernel(rt, device, op, key_dtype, k, args, "on ");
-  if (st != TSR_OK) kernel_failed(rt, device, op, key_dtype, k.plugin, st, plugin_message(), "on ");
+  if (st == TSR_OK) return;
+  // A kernel may decline arguments it does not know (a newer MATH function,
+  // Note [Kernel contracts]): the CPU fallback then runs the call.
+  if (st == TSR_ERR_UNSUPPORTED) {
+    const std::string why = plugin_message();
+    if (const DeviceType* type = fallback_target(rt, device)) {
+      return launch_on_cpu(rt, *type, device, op, key_dtype, inputs, output, args);
+    }
+    kernel_failed(rt, device, op, key_dtype, k.plugin, st, why, "on ");
+  }
+  kernel_failed(rt, device, op, key_dtype, k.plugin, st, plugin_message(), "on ");
 }
 
 void check_same_device(const tsr_tensor& a, const tsr_tensor& b) {

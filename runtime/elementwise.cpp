@@ -17,9 +17,18 @@ namespace {
 bool is_comparison(int32_t op) { return tsr_op_kind(op) == TSR_OP_KIND_COMPARE; }
 bool is_binary(int32_t op) { return tsr_op_kind(op) == TSR_OP_KIND_BINARY || is_comparison(op); }
 bool is_unary(int32_t op) { return tsr_op_kind(op) == TSR_OP_KIND_UNARY; }
-// Unary ops whose integer inputs compute in the default float dtype.
-bool is_float_unary(int32_t op) {
-  return op == TSR_OP_EXP || op == TSR_OP_LOG || op == TSR_OP_SQRT || op == TSR_OP_SIGMOID || op == TSR_OP_TANH;
+// Ops defined on floating dtypes only (TSR_OP_TABLE's DTYPES column): their
+// integer and bool operands compute in the default float dtype, as PyTorch's
+// true division and exp.
+bool is_float_only(int32_t op) { return tsr_op_takes_dtype(op, TSR_FLOAT32) && !tsr_op_takes_dtype(op, TSR_INT64); }
+
+// The error for a dtype outside the op's DTYPES column.
+[[noreturn]] void refuse_dtype(int32_t op, int32_t dtype) {
+  const char* which = tsr_op_takes_dtype(op, TSR_BOOL) ? "integer and bool"
+                      : tsr_op_takes_dtype(op, TSR_INT64) && !tsr_op_takes_dtype(op, TSR_FLOAT32) ? "integer"
+                                                                                                   : "numeric";
+  fail(TSR_ERR_TYPE, std::string(tsr_op_name(op)) + " is defined for " + which + " dtypes only, not for " +
+                         tsr_dtype_name(dtype));
 }
 
 void check_op(int32_t op, bool ok, const char* what) {
@@ -37,7 +46,8 @@ int32_t compute_dtype(int32_t op, int32_t a, int32_t b, int32_t common) {
     fail(TSR_ERR_TYPE,
          "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
          "use the `~` or `logical_not()` operator instead.");
-  if (op == TSR_OP_DIV && !tsr_dtype_is_floating(common)) return TSR_FLOAT32;
+  if (is_float_only(op) && !tsr_dtype_is_floating(common)) return TSR_FLOAT32;
+  if (!tsr_op_takes_dtype(op, common)) refuse_dtype(op, common);
   return common;
 }
 
@@ -173,9 +183,7 @@ void binary_into(int32_t op, const tsr_tensor& a, const tsr_tensor& b, const tsr
 int32_t binary_compute_dtype(int32_t op, const tsr_tensor& a, const tsr_tensor& b) {
   // One dtype promotes to itself: skip the promotion tables (compute_dtype's
   // two special cases aside).
-  if (a.dtype == b.dtype && !(op == TSR_OP_DIV && !tsr_dtype_is_floating(a.dtype)) &&
-      !(op == TSR_OP_SUB && a.dtype == TSR_BOOL))
-    return a.dtype;
+  if (a.dtype == b.dtype && tsr_op_takes_dtype(op, a.dtype)) return a.dtype;
   std::array<Operand, 2> ops{operand_of(a), operand_of(b)};
   return compute_dtype(op, a.dtype, b.dtype, result_type(ops));
 }
@@ -239,7 +247,8 @@ int32_t unary_compute_dtype(int32_t op, int32_t dtype) {
     fail(TSR_ERR_TYPE,
          "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
          "the `~` or `logical_not()` operator instead.");
-  if (is_float_unary(op) && !tsr_dtype_is_floating(dtype)) return TSR_FLOAT32;
+  if (is_float_only(op) && !tsr_dtype_is_floating(dtype)) return TSR_FLOAT32;
+  if (!tsr_op_takes_dtype(op, dtype)) refuse_dtype(op, dtype);
   return dtype;
 }
 }  // namespace

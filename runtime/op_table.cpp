@@ -13,8 +13,10 @@ namespace {
 // The values are the ABI: a few pinned, and the count.
 static_assert(TSR_OP_FILL == 0 && TSR_OP_COPY == 1 && TSR_OP_ADD == 2 && TSR_OP_EQ == 9 && TSR_OP_NEG == 15 &&
               TSR_OP_WHERE == 23 && TSR_OP_SUM == 24 && TSR_OP_MATMUL == 29 && TSR_OP_RAND_NORMAL == 33);
-static_assert(TSR_OP_COUNT == 34, "a new op is a minor version: update this check, version.h and Python's tests");
-static_assert(TSR_OP_KIND_COUNT == 11);
+static_assert(TSR_OP_MATH == 34 && TSR_OP_LOGADDEXP == 43 && TSR_OP_PROD == 44 && TSR_OP_STD == 47 &&
+              TSR_OP_NONZERO == 53);
+static_assert(TSR_OP_COUNT == 54, "a new op is a minor version: update this check, version.h and Python's tests");
+static_assert(TSR_OP_KIND_COUNT == 17 && TSR_MATH_FN_COUNT == 20);
 
 // Entries in value order: entry k has value k, so there is no gap and no
 // duplicate, and TSR_OP_COUNT is the number of entries.
@@ -55,8 +57,10 @@ static_assert(every_op_described(), "TSR_OP_LIST: an op lacks a name, a kind or 
 constexpr int kind_arity(int kind) {
   switch (kind) {
     case TSR_OP_KIND_FILL: case TSR_OP_KIND_ARANGE: case TSR_OP_KIND_LINSPACE: case TSR_OP_KIND_RANDOM: return 0;
-    case TSR_OP_KIND_COPY: case TSR_OP_KIND_UNARY: case TSR_OP_KIND_REDUCE: return 1;
-    case TSR_OP_KIND_BINARY: case TSR_OP_KIND_COMPARE: case TSR_OP_KIND_MATMUL: return 2;
+    case TSR_OP_KIND_COPY: case TSR_OP_KIND_UNARY: case TSR_OP_KIND_REDUCE: case TSR_OP_KIND_MATH:
+    case TSR_OP_KIND_SCAN: case TSR_OP_KIND_SORT: case TSR_OP_KIND_COMPACT: return 1;
+    case TSR_OP_KIND_BINARY: case TSR_OP_KIND_COMPARE: case TSR_OP_KIND_MATMUL: case TSR_OP_KIND_GATHER:
+    case TSR_OP_KIND_SCATTER: return 2;
     case TSR_OP_KIND_WHERE: return 3;
     default: return -1;
   }
@@ -83,6 +87,29 @@ static_assert(all_of_kind(TSR_OP_SUM, TSR_OP_ARGMAX, TSR_OP_KIND_REDUCE));
 static_assert(tsr_op_kind(TSR_OP_MATMUL) == TSR_OP_KIND_MATMUL && tsr_op_kind(TSR_OP_ARANGE) == TSR_OP_KIND_ARANGE &&
               tsr_op_kind(TSR_OP_LINSPACE) == TSR_OP_KIND_LINSPACE);
 static_assert(all_of_kind(TSR_OP_RAND_UNIFORM, TSR_OP_RAND_NORMAL, TSR_OP_KIND_RANDOM));
+static_assert(tsr_op_kind(TSR_OP_MATH) == TSR_OP_KIND_MATH);
+static_assert(all_of_kind(TSR_OP_ATAN2, TSR_OP_LOGADDEXP, TSR_OP_KIND_BINARY));
+static_assert(all_of_kind(TSR_OP_PROD, TSR_OP_STD, TSR_OP_KIND_REDUCE));
+static_assert(tsr_op_kind(TSR_OP_CUMSUM) == TSR_OP_KIND_SCAN && tsr_op_kind(TSR_OP_GATHER) == TSR_OP_KIND_GATHER &&
+              tsr_op_kind(TSR_OP_SCATTER) == TSR_OP_KIND_SCATTER && tsr_op_kind(TSR_OP_NONZERO) == TSR_OP_KIND_COMPACT);
+static_assert(all_of_kind(TSR_OP_SORT, TSR_OP_ARGSORT, TSR_OP_KIND_SORT));
+
+// Note [Primitives]: the count the header states, and the composites the
+// runtime knows how to build (runtime/composite.cpp has a case for each).
+constexpr int primitive_count() {
+  int n = 0;
+  for (int op = 0; op < TSR_OP_COUNT; ++op) n += tsr_op_role(op) == TSR_OP_ROLE_PRIMITIVE;
+  return n;
+}
+static_assert(primitive_count() == TSR_OP_PRIMITIVE_COUNT, "TSR_OP_PRIMITIVE_COUNT differs from TSR_OP_TABLE");
+static_assert(TSR_OP_PRIMITIVE_COUNT < 60, "Note [Primitives]: the primitive set stays small");
+// Every op's contract defines some dtype (the DTYPES column is in range).
+constexpr bool every_op_takes_a_dtype() {
+  for (int op = 0; op < TSR_OP_COUNT; ++op)
+    if (!tsr_op_takes_dtype(op, TSR_INT64) && !tsr_op_takes_dtype(op, TSR_FLOAT32)) return false;
+  return !tsr_op_takes_dtype(TSR_OP_COUNT, TSR_FLOAT32) && tsr_op_role(TSR_OP_COUNT) == -1;
+}
+static_assert(every_op_takes_a_dtype(), "TSR_OP_TABLE: an op's DTYPES column is out of range");
 // The names the public API spells (and Python's functions look up).
 static_assert(same(tsr_op_name(TSR_OP_ADD), "add") && same(tsr_op_name(TSR_OP_SIGMOID), "sigmoid") &&
               same(tsr_op_name(TSR_OP_RAND_UNIFORM), "rand") && same(tsr_op_name(TSR_OP_RAND_NORMAL), "randn"));

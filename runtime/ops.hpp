@@ -77,8 +77,45 @@ void unary_out(int32_t op, const tsr_tensor& a, const tsr_tensor& out);
 void unary_inplace(int32_t op, const tsr_tensor& a);
 TensorRef where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b);
 
+// ---- indexing.cpp ---------------------------------------------------------------
+// cumsum along dim; dtype TSR_DTYPE_UNDEFINED keeps t's (else t is cast first).
+TensorRef cumsum(const tsr_tensor& t, int64_t dim, int32_t dtype);
+// torch.gather: out[i][j] = x[i][index[i][j]] along dim; indices in [-n, n).
+TensorRef gather(const tsr_tensor& x, int64_t dim, const tsr_tensor& index);
+// x's elements at the 0-d or 1-d `indices` along dim (take, index_select).
+TensorRef take(const tsr_tensor& x, const tsr_tensor& indices, int64_t dim);
+// out[..index..] = src (add: +=) along dim, in place.
+void scatter_(const tsr_tensor& out, int64_t dim, const tsr_tensor& index, const tsr_tensor& src, bool add);
+// The (count, ndim) int64 indices of x's nonzero elements, row-major order.
+TensorRef nonzero(const tsr_tensor& x);
+// Sorted values and/or the indices that sort x along dim (either may be null).
+void sort(const tsr_tensor& x, int64_t dim, bool descending, bool stable, TensorRef* values, TensorRef* indices);
+
+// ---- sets.cpp ---------------------------------------------------------------------
+// The distinct values of x (sorted), the index of each one's first occurrence
+// in flattened x, each element's value number (x's shape), and their counts;
+// any of the four may be null.
+void unique(const tsr_tensor& x, TensorRef* values, TensorRef* indices, TensorRef* inverse, TensorRef* counts);
+
+// ---- manipulation.cpp -----------------------------------------------------------
+TensorRef concat(std::span<const tsr_tensor* const> tensors, int64_t dim);
+TensorRef stack(std::span<const tsr_tensor* const> tensors, int64_t dim);
+// dims empty: the flattened tensor rolled by shifts[0], in x's shape.
+TensorRef roll(const tsr_tensor& x, std::span<const int64_t> shifts, std::span<const int64_t> dims);
+TensorRef flip(const tsr_tensor& x, std::span<const int64_t> dims);
+// tril (lower) / triu of the last two dims, diagonal k.
+TensorRef triangle(const tsr_tensor& x, int64_t k, bool lower);
+TensorRef eye(tsr_runtime& rt, int64_t n, int64_t m, int64_t k, int32_t dtype, tsr_device device);
+
+// ---- math.cpp ------------------------------------------------------------------
+// MATH's function fn (enum tsr_math_fn) of a, any dtype but bool.
+TensorRef math(int32_t fn, const tsr_tensor& a);
+void math_out(int32_t fn, const tsr_tensor& a, const tsr_tensor& out);
+
 // ---- reductions and matmul (reduce.cpp, matmul.cpp) -------------------------
-TensorRef reduce(int32_t op, const tsr_tensor& t, int32_t num_dims, const int32_t* dims, bool keepdim);
+// correction: VAR's and STD's (scalars[0] of their kernels); ignored by the others.
+TensorRef reduce(int32_t op, const tsr_tensor& t, int32_t num_dims, const int32_t* dims, bool keepdim,
+                 double correction = 1.0);
 TensorRef matmul(const tsr_tensor& a, const tsr_tensor& b);
 // Into an existing tensor of the result's shape and dtype.
 void matmul_out(const tsr_tensor& a, const tsr_tensor& b, const tsr_tensor& out);

@@ -104,8 +104,11 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
     pj["priority"] = p->config().priority;
     pj["fallback"] = p->config().fallback;
     pj["devices"] = json::array();
+    if (p->comm() != nullptr) pj["communicator"] = p->comm()->name;
     const DeviceType* type = rt.registry.device_type_by_name(pj["device_type"].get<std::string>());
-    if (type != nullptr && type->plugin == p.get()) {
+    if (!p->has_devices()) {
+      pj["communicator_only"] = true;
+    } else if (type != nullptr && type->plugin == p.get()) {
       for (int32_t i = 0; i < type->device_count; ++i) {
         const tsr_device_properties& props = type->properties[static_cast<size_t>(i)];
         pj["devices"].push_back({{"device", rt.registry.device_name(tsr_device{type->type, i})},
@@ -126,6 +129,23 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
           break;
         }
     pj["ops"] = ops;
+    // Coverage (Note [Primitives]): per op of the table, how this plugin's
+    // device runs it: its own kernel (for some dtype), the runtime's
+    // composite, the CPU fallback, or not at all.
+    if (type != nullptr && type->plugin == p.get()) {
+      json coverage = {{"native", json::array()}, {"composite", json::array()}, {"fallback", json::array()},
+                       {"missing", json::array()}};
+      for (int op = 0; op < TSR_OP_COUNT; ++op) {
+        bool native = false;
+        for (int dt = 0; dt < TSR_DTYPE_COUNT && !native; ++dt) native = rt.registry.kernel(type->type, op, dt).fn != nullptr;
+        const char* how = native                                          ? "native"
+                          : tsr_op_role(op) == TSR_OP_ROLE_COMPOSITE      ? "composite"
+                          : p->config().fallback && type->type != TSR_DEVICE_CPU ? "fallback"
+                                                                          : "missing";
+        coverage[how].push_back(tsr_op_name(op));
+      }
+      pj["coverage"] = coverage;
+    }
     doc["plugins"].push_back(pj);
   }
   doc["failed"] = json::array();
@@ -134,6 +154,9 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
   doc["disabled"] = json::array();
   for (const PluginConfig& pc : rt.config.plugins)
     if (!pc.enabled) doc["disabled"].push_back(pc.name);
+  doc["communicators"] = json::object();
+  for (const auto& [type_name, plugin] : rt.config.communicators) doc["communicators"][type_name] = plugin;
+  doc["comm_timeout_s"] = rt.config.comm_timeout_s;
   doc["default_device"] = rt.config.default_device;
   doc["default_device_available"] = rt.default_device_available;
   if (!rt.default_device_available) doc["default_device_problem"] = rt.default_device_problem;
@@ -146,6 +169,9 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
   for (const auto& pj : doc["plugins"]) {
     out << "  " << pj["name"].get<std::string>() << " " << pj["version"].get<std::string>() << " (ABI "
         << pj["abi_version"].get<std::string>() << ") " << pj["path"].get<std::string>() << "\n";
+    if (pj.contains("communicator"))
+      out << "    communicator \"" << pj["communicator"].get<std::string>() << "\" (collectives across processes)\n";
+    if (pj.contains("communicator_only")) continue;
     out << "    device type \"" << pj["device_type"].get<std::string>() << "\", " << pj["kernels"].get<size_t>()
         << " kernels over " << pj["ops"].size() << " ops\n";
     out << "    priority " << pj["priority"].get<int64_t>() << ", CPU fallback "
@@ -156,6 +182,18 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
         out << ", " << (static_cast<double>(d["total_memory"].get<uint64_t>()) / (1ull << 30)) << " GiB";
       out << (d["host_accessible"].get<bool>() ? ", host-accessible memory" : ", device memory") << "\n";
     }
+    if (pj.contains("coverage")) {
+      const auto& c = pj["coverage"];
+      out << "    coverage of the " << TSR_OP_COUNT << " ops: " << c["native"].size() << " native, " << c["composite"].size()
+          << " composite, " << c["fallback"].size() << " through the CPU fallback, " << c["missing"].size()
+          << " missing\n";
+      for (const char* how : {"composite", "fallback", "missing"}) {
+        if (c[how].empty()) continue;
+        out << "      " << how << ":";
+        for (const auto& name : c[how]) out << " " << name.get<std::string>();
+        out << "\n";
+      }
+    }
     if (pj.contains("unavailable_reason"))
       out << "    no devices: " << pj["unavailable_reason"].get<std::string>() << "\n";
     if (pj.contains("shadowed")) out << "    (device type owned by a plugin with a higher priority)\n";
@@ -165,6 +203,8 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
     for (const PluginFailure& f : rt.failures) out << "  " << f.name << ": " << f.reason << "\n";
   }
   for (const auto& d : doc["disabled"]) out << "disabled: " << d.get<std::string>() << "\n";
+  for (const auto& [type_name, plugin] : rt.config.communicators)
+    out << "communicator for " << type_name << ": " << plugin << " (timeout " << rt.config.comm_timeout_s << " s)\n";
   out << "default device: " << rt.config.default_device
       << (rt.default_device_available ? " (available)" : " (NOT available: " + rt.default_device_problem + ")")
       << "\n";

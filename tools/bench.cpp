@@ -267,10 +267,12 @@ int bench(const Options& opts) {
           r.flops = w.flops;
           w.run();
           r.check = verify(setup, w);
-          // A row timed through the CPU fallback measures copies, not the device: say so.
+          // A row timed through the CPU fallback measures copies, not the
+          // device; one built from primitives (Note [Primitives]) measures
+          // several kernels: say so.
           if (tsr_runtime_has_kernel(rt.get(), dev, entry.op, entry.dtype) == 0)
-            r.check += " (CPU fallback: no native " + std::string(tsr_op_name(entry.op)) + " " +
-                       tsr_dtype_name(entry.dtype) + " kernel)";
+            r.check += std::string(tsr_op_role(entry.op) == TSR_OP_ROLE_COMPOSITE ? " (composite" : " (CPU fallback") +
+                       ": no native " + tsr_op_name(entry.op) + " " + tsr_dtype_name(entry.dtype) + " kernel)";
           if (r.check.rfind("FAILED", 0) != 0) r.seconds = time_it(setup, w, seconds);  // a wrong result has no speed
         } catch (const Error& e) {
           r.check = e.status() == TSR_ERR_UNSUPPORTED ? std::string("not supported") : std::string("ERROR: ") + e.what();

@@ -280,6 +280,12 @@ std::vector<Layout> layouts_of(int k, int32_t op) {
     case TSR_OP_KIND_ARANGE:
     case TSR_OP_KIND_LINSPACE: return {Layout::Contiguous, Layout::Sliced, Layout::Empty};
     case TSR_OP_KIND_RANDOM: return {Layout::Contiguous, Layout::Transposed, Layout::Sliced};
+    case TSR_OP_KIND_SCAN:
+    case TSR_OP_KIND_SORT:
+      return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded, Layout::Empty};
+    case TSR_OP_KIND_GATHER: return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded};
+    case TSR_OP_KIND_SCATTER:
+    case TSR_OP_KIND_COMPACT: return {Layout::Contiguous, Layout::Transposed, Layout::Sliced};
     default:
       return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded, Layout::Scalar, Layout::Empty};
   }
@@ -289,7 +295,11 @@ Domain domain_of(int32_t op, int input) {
   switch (op) {
     case TSR_OP_LOG:
     case TSR_OP_SQRT: return Domain::Positive;
-    case TSR_OP_DIV: return input == 1 ? Domain::Nonzero : Domain::General;
+    case TSR_OP_DIV:
+    case TSR_OP_FLOOR_DIVIDE:
+    case TSR_OP_REMAINDER: return input == 1 ? Domain::Nonzero : Domain::General;
+    case TSR_OP_SHIFT_LEFT:
+    case TSR_OP_SHIFT_RIGHT: return input == 1 ? Domain::Exponent : Domain::General;
     case TSR_OP_POW: return input == 1 ? Domain::Exponent : Domain::Positive;
     default: return tsr_op_kind(op) == TSR_OP_KIND_COMPARE ? Domain::Small : Domain::General;
   }
@@ -298,14 +308,43 @@ Domain domain_of(int32_t op, int input) {
 int32_t output_dtype(int32_t op, int32_t key) {
   const int k = tsr_op_kind(op);
   if (k == TSR_OP_KIND_COMPARE) return TSR_BOOL;
-  if (op == TSR_OP_ARGMAX) return TSR_INT64;
-  if (op == TSR_OP_SUM && !tsr_dtype_is_floating(key))  // Note [Kernel contracts]
+  if (op == TSR_OP_ARGMAX || op == TSR_OP_ARGMIN || op == TSR_OP_ARGSORT || op == TSR_OP_NONZERO) return TSR_INT64;
+  if ((op == TSR_OP_SUM || op == TSR_OP_PROD || op == TSR_OP_CUMSUM) && !tsr_dtype_is_floating(key))  // Note [Kernel contracts]
     return key == TSR_UINT16 || key == TSR_UINT32 || key == TSR_UINT64 ? TSR_UINT64 : TSR_INT64;
   return key;
 }
 
-// The cases of (op, key dtype) on one layout. `source` is COPY's input dtype.
-Case build_case(int32_t op, int32_t key, Layout layout, int32_t source, uint64_t seed) {
+// The variants of one (op, key dtype): COPY's source dtypes (every dtype),
+// MATH's functions, the directions of SORT and ARGSORT, SCATTER's store and
+// add; one variant (0, or the key for COPY) for the other ops.
+std::vector<int32_t> variants_of(int32_t op, int32_t key) {
+  std::vector<int32_t> v;
+  switch (tsr_op_kind(op)) {
+    case TSR_OP_KIND_COPY:  // casts from every dtype (Note [Cast probes])
+      v.push_back(key);
+      for (int32_t from = 0; from < TSR_DTYPE_COUNT; ++from)
+        if (from != key) v.push_back(from);
+      return v;
+    case TSR_OP_KIND_MATH:
+      for (int32_t fn = 0; fn < TSR_MATH_FN_COUNT; ++fn) v.push_back(fn);
+      return v;
+    case TSR_OP_KIND_SORT: return {0, 1};
+    case TSR_OP_KIND_SCATTER: return key == TSR_BOOL ? std::vector<int32_t>{0} : std::vector<int32_t>{0, 1};
+    default: return {0};
+  }
+}
+
+// int64 values in [lo, hi] written over an index operand's elements.
+void write_indices(Operand& o, Random& r, int64_t lo, int64_t hi) {
+  for (size_t i = 0; i < o.bytes.size() / sizeof(int64_t); ++i) {
+    const int64_t v = r.between(static_cast<int>(lo), static_cast<int>(hi));
+    std::memcpy(o.bytes.data() + i * sizeof(int64_t), &v, sizeof v);
+  }
+}
+
+// The cases of (op, key dtype) on one layout; `variant` as variants_of says.
+Case build_case(int32_t op, int32_t key, Layout layout, int32_t variant, uint64_t seed) {
+  const int32_t source = variant;
   Random r(seed);
   Case c;
   c.name = std::string(tsr_dtype_name(key)) + " " + layout_name(layout);
@@ -352,8 +391,13 @@ Case build_case(int32_t op, int32_t key, Layout layout, int32_t source, uint64_t
       c.inputs.push_back(make_operand(key, in_shape, in_layout, false, r, Domain::General));
       c.out = make_operand(out_dt, out_shape, layout == Layout::Sliced ? Layout::Sliced : Layout::Contiguous, true, r,
                            Domain::General);
-      if (op == TSR_OP_ARGMAX) c.params = layout == Layout::AllDims || layout == Layout::Scalar ? std::vector<int64_t>{1, 0}
-                                                                                              : std::vector<int64_t>{0, 1};
+      if (op == TSR_OP_ARGMAX || op == TSR_OP_ARGMIN)
+        c.params = layout == Layout::AllDims || layout == Layout::Scalar ? std::vector<int64_t>{1, 0}
+                                                                        : std::vector<int64_t>{0, 1};
+      if (op == TSR_OP_VAR || op == TSR_OP_STD) c.scalars = {scalar_float(1)};
+      if (op == TSR_OP_PROD) {  // keep products of 7 in range: values in [-2, 2]
+        c.inputs.back() = make_operand(key, in_shape, in_layout, false, r, Domain::Small);
+      }
       c.tolerance_scale = 10;
       break;
     }
@@ -385,6 +429,75 @@ Case build_case(int32_t op, int32_t key, Layout layout, int32_t source, uint64_t
       c.scalars = floating ? std::vector<tsr_scalar>{scalar_float(-1), scalar_float(2)}
                            : std::vector<tsr_scalar>{scalar_float(-5), scalar_float(67)};
       break;
+    case TSR_OP_KIND_MATH:
+      c.name += std::string(" ") + tsr_math_fn_name(variant);
+      c.inputs.push_back(make_operand(key, shape_of({5, 7}), layout, false, r, Domain::General));
+      c.out = make_operand(out_dt, shape_of({5, 7}), out_layout, true, r, Domain::General);
+      c.params = {variant};
+      c.tolerance_scale = 4;
+      break;
+    case TSR_OP_KIND_SCAN: {
+      const int64_t dim = layout == Layout::Transposed ? 0 : 1;
+      c.name += " dim " + std::to_string(dim);
+      c.inputs.push_back(make_operand(key, shape_of({5, 7}), layout, false, r, Domain::Small));
+      c.out = make_operand(out_dt, shape_of({5, 7}), out_layout, true, r, Domain::General);
+      c.params = {dim};
+      c.tolerance_scale = 10;
+      break;
+    }
+    case TSR_OP_KIND_GATHER: {
+      // x (5, 7), index (5, 4) in [-7, 7) along dim 1; Expanded: index broadcast along dim 0.
+      c.inputs.push_back(make_operand(key, {5, 7}, layout == Layout::Expanded ? Layout::Contiguous : layout, false, r,
+                                      Domain::General));
+      c.inputs.push_back(make_operand(TSR_INT64, {5, 4}, layout, false, r, Domain::General));
+      write_indices(c.inputs.back(), r, -7, 6);
+      c.out = make_operand(out_dt, {5, 4}, out_layout, true, r, Domain::General);
+      c.params = {1};
+      c.tolerance_scale = 0;
+      break;
+    }
+    case TSR_OP_KIND_SCATTER: {
+      // out (5, 7) read and written; index (5, 7): a permutation of 0..6 per
+      // row (unique targets: the result does not depend on the order); src (5, 7).
+      c.name += variant == 0 ? " store" : " add";
+      c.inputs.push_back(make_operand(TSR_INT64, {5, 7}, Layout::Contiguous, false, r, Domain::General));
+      for (int64_t row = 0; row < 5; ++row) {
+        int64_t perm[7] = {0, 1, 2, 3, 4, 5, 6};
+        for (int64_t i = 6; i > 0; --i) std::swap(perm[i], perm[r.between(0, static_cast<int>(i))]);
+        for (int64_t col = 0; col < 7; ++col) {
+          const int64_t v = perm[col] - (col % 2 == 0 ? 7 : 0);  // negative indices too
+          std::memcpy(c.inputs.back().bytes.data() + static_cast<size_t>((kInputOffset + row * 7 + col)) * 8, &v, 8);
+        }
+      }
+      c.inputs.push_back(make_operand(key, {5, 7}, layout, false, r, Domain::Small));
+      c.out = make_operand(out_dt, {5, 7}, out_layout, true, r, Domain::General);
+      const size_t elem = tsr_dtype_size(out_dt);  // out is read too: its elements get values
+      for_each_offset(c.out.desc, [&](int64_t off) {
+        tsr_element_from_double(out_dt, c.out.bytes.data() + static_cast<size_t>(off) * elem, draw(r, out_dt, Domain::Small));
+      });
+      c.params = {1, variant};
+      c.tolerance_scale = 0;
+      break;
+    }
+    case TSR_OP_KIND_SORT: {
+      c.name += variant == 0 ? " ascending" : " descending";
+      c.inputs.push_back(make_operand(key, shape_of({5, 7}), layout, false, r, Domain::Small));
+      c.out = make_operand(out_dt, shape_of({5, 7}), out_layout, true, r, Domain::General);
+      c.params = {1, variant, 1};  // stable: the reference's order among equals is the contract's
+      c.tolerance_scale = 0;
+      break;
+    }
+    case TSR_OP_KIND_COMPACT: {
+      c.inputs.push_back(make_operand(key, {5, 7}, layout, false, r, Domain::Bool));
+      int64_t count = 0;
+      const size_t elem = tsr_dtype_size(key);
+      for_each_offset(c.inputs.back().desc, [&](int64_t off) {
+        count += tsr_element_to_double(key, c.inputs.back().bytes.data() + static_cast<size_t>(off) * elem) != 0;
+      });
+      c.out = make_operand(out_dt, {count, 2}, Layout::Contiguous, true, r, Domain::General);
+      c.tolerance_scale = 0;
+      break;
+    }
     case TSR_OP_KIND_RANDOM:
       c.out = make_operand(out_dt, layout == Layout::Transposed ? std::vector<int64_t>{25, 40} : std::vector<int64_t>{1000},
                            layout, true, r, Domain::General);
@@ -573,13 +686,9 @@ void check_ops(const PluginHandle& p, const PluginHandle& ref, int32_t device, c
         r.skip(group, tsr_dtype_name(key), "the reference has no kernel for this dtype");
         continue;
       }
-      std::vector<int32_t> sources = {key};
-      if (op == TSR_OP_COPY)  // casts from every dtype (Note [Cast probes])
-        for (int32_t from = 0; from < TSR_DTYPE_COUNT; ++from)
-          if (from != key) sources.push_back(from);
-      for (int32_t source : sources)
+      for (int32_t variant : variants_of(op, key))
         for (Layout layout : layouts_of(tsr_op_kind(op), op)) {
-          Case c = build_case(op, key, layout, source, seed++);
+          Case c = build_case(op, key, layout, variant, seed++);
           std::vector<unsigned char> want, got;
           std::string problem = run_reference(ref, ref_fn, op, c, want);
           if (!problem.empty()) {

@@ -206,6 +206,16 @@ TSR_HD float m_pow(float x, float y) { return ::powf(x, y); }
 TSR_HD double m_pow(double x, double y) { return ::pow(x, y); }
 TSR_HD float m_abs(float x) { return ::fabsf(x); }
 TSR_HD double m_abs(double x) { return ::fabs(x); }
+TSR_HD float m_atan2(float y, float x) { return ::atan2f(y, x); }
+TSR_HD double m_atan2(double y, double x) { return ::atan2(y, x); }
+TSR_HD float m_fmod(float x, float y) { return ::fmodf(x, y); }
+TSR_HD double m_fmod(double x, double y) { return ::fmod(x, y); }
+TSR_HD float m_floor(float x) { return ::floorf(x); }
+TSR_HD double m_floor(double x) { return ::floor(x); }
+TSR_HD float m_copysign(float x, float y) { return ::copysignf(x, y); }
+TSR_HD double m_copysign(double x, double y) { return ::copysign(x, y); }
+TSR_HD float m_log1p(float x) { return ::log1pf(x); }
+TSR_HD double m_log1p(double x) { return ::log1p(x); }
 
 // Calls f(std::integral_constant<int, D>{}) for every dtype, in enum order.
 template <class F> constexpr void for_each_dtype(F&& f) {

@@ -91,16 +91,19 @@ inline ReducePlan make_reduce_plan(const tsr_tensor_desc& in, const tsr_tensor_d
 // reduces everything, a dim of size 1 in out where in's is larger is reduced,
 // ARGMAX's params[1] names its one dim. TSR_ERR_SHAPE / TSR_ERR_INDEX when the
 // shapes or params say nothing consistent.
+// ARGMAX and ARGMIN: their params name the reduced dim (Note [Kernel contracts]).
+constexpr bool is_arg_reduction(int op) { return op == TSR_OP_ARGMAX || op == TSR_OP_ARGMIN; }
+
 inline void find_reduced_dims(const char* plugin, const tsr_kernel_args& a, int op, int key, const tsr_tensor_desc& in,
                               const tsr_tensor_desc& out, bool* reduced) {
-  const bool all = out.ndim == 0 || in.ndim == 0 || (op == TSR_OP_ARGMAX && a.num_params >= 1 && a.params[0] == 1);
+  const bool all = out.ndim == 0 || in.ndim == 0 || (is_arg_reduction(op) && a.num_params >= 1 && a.params[0] == 1);
   if (all) {
     if (numel_of(out) != 1) fail(TSR_ERR_SHAPE, where(plugin, a, key) + "a full reduction needs an output of one element");
     for (int d = 0; d < in.ndim; ++d) reduced[d] = true;
   } else {
     if (out.ndim != in.ndim) fail(TSR_ERR_SHAPE, where(plugin, a, key) + "output ndim differs from the input's");
     int dim = -1;
-    if (op == TSR_OP_ARGMAX && a.num_params >= 2) {
+    if (is_arg_reduction(op) && a.num_params >= 2) {
       dim = static_cast<int>(a.params[1]);
       if (a.params[1] < 0 || a.params[1] >= in.ndim) fail(TSR_ERR_INDEX, where(plugin, a, key) + "dim " + std::to_string(a.params[1]) + " out of range");
     }
@@ -116,10 +119,10 @@ inline void find_reduced_dims(const char* plugin, const tsr_kernel_args& a, int 
         fail(TSR_ERR_SHAPE, where(plugin, a, key) + "output dim " + std::to_string(d) + " is neither the input's size nor 1");
       }
     }
-    if (op == TSR_OP_ARGMAX && dim < 0) {
+    if (is_arg_reduction(op) && dim < 0) {
       int nontrivial = 0;
       for (int d = 0; d < in.ndim; ++d) nontrivial += reduced[d] && in.shape[d] != 1;
-      if (nontrivial > 1) fail(TSR_ERR_INVALID_ARGUMENT, where(plugin, a, key) + "argmax reduces one dim or all of them (params[0] = 1)");
+      if (nontrivial > 1) fail(TSR_ERR_INVALID_ARGUMENT, where(plugin, a, key) + "an arg reduction takes one dim or all of them (params[0] = 1)");
     }
   }
 }

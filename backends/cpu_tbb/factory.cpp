@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Creation kernels whose values depend on the element's position: ARANGE,
 // LINSPACE (PyTorch's CPU arithmetic), RAND_UNIFORM and RAND_NORMAL (Note
-// [Counter-based random numbers] in backends/common/philox.hpp). Positions are row-major
+// [Counter-based random numbers] in tessera/random.h). Positions are row-major
 // indices, so any output layout gets the same values.
 #include <type_traits>
 

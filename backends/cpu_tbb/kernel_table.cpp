@@ -17,8 +17,13 @@ const tsr_kernel_table& kernel_table() {
     add_copy_kernels(list);
     add_binary_kernels(list);
     add_unary_kernels(list);
+    add_math_kernels(list);
     add_reduce_kernels(list);
     add_matmul_kernels(list);
+    add_scan_kernels(list);
+    add_gather_kernels(list);
+    add_sort_kernels(list);
+    add_compact_kernels(list);
     add_factory_kernels(list);
     return list;
   }();

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reductions: SUM, MEAN, MAX, MIN, ARGMAX.
+// Reductions: SUM, PROD, MEAN, MAX, MIN, ARGMAX, ARGMIN (VAR and STD are
+// the runtime's composites). The contract is Note [Kernel contracts]
+// (tessera/ops.h); what this file adds:
 //
 // What the kernels accept (for the runtime's author):
 //   inputs[0]: the tensor to reduce, key dtype. output: same ndim as the
 //   input, each dim either equal to the input's (kept) or 1 (reduced); an
 //   input dim of size 1 is the same either way. A 0-d output also means "all
 //   dims reduced" (SUM, MEAN, MAX, MIN, ARGMAX alike).
-//   SUM: out uint64 for uint16/32/64 input, int64 for the other integral
-//     dtypes and bool, else the input dtype (sum_dtype); float
-//     dtypes accumulate in double. MEAN: floating only, sum in double / count.
-//     Over zero elements SUM gives 0 and MEAN NaN.
-//   MAX / MIN: out = input dtype; NaN wins. ARGMAX: out int64; ties pick the
-//     first index, the first NaN wins. MAX, MIN and ARGMAX over zero elements
-//     (with a non-empty output) fail with TSR_ERR_INVALID_ARGUMENT.
-//   ARGMAX params: params[0] == 1: all dims reduced, out holds the row-major
+//   SUM, PROD: out uint64 for uint16/32/64 input, int64 for the other
+//     integral dtypes and bool, else the input dtype (sum_dtype); float
+//     dtypes accumulate in double, integers wrap. MEAN: floating only, sum in
+//     double / count. Over zero elements SUM gives 0, PROD 1, MEAN NaN.
+//   MAX / MIN: out = input dtype; NaN wins. ARGMAX / ARGMIN: out int64; ties
+//     pick the first index, the first NaN wins. MAX, MIN, ARGMAX and ARGMIN
+//     over zero elements (with a non-empty output) fail with
+//     TSR_ERR_INVALID_ARGUMENT.
+//   ARGMAX / ARGMIN params: params[0] == 1: all dims reduced, out holds the row-major
 //     flat index into the input (out may have any shape with one element, 0-d
 //     included). params[0] == 0: params[1] is the one reduced dim, out has the
 //     input's shape with size 1 there, and holds the index along that dim.
@@ -34,6 +37,7 @@
 
 #include "cloned_loops.hpp"
 #include "elementwise.hpp"
+#include "parallel.hpp"
 #include "isa.hpp"
 #include "reduce_plan.hpp"
 #include "kernels.hpp"
@@ -167,6 +171,29 @@ template <int D, bool Mean> struct SumReducer {
   }
 };
 
+// PROD: doubles for floating input, wrapping 64-bit products for integers
+// and bool (out dtype as SUM's: sum_dtype).
+template <int D> struct ProdReducer {
+  static constexpr bool floating = is_floating_v<D>;
+  static constexpr bool float32_sum = false;
+  static constexpr bool uses_index = false;
+  static constexpr bool has_identity = true;
+  static constexpr int lanes = 8;
+  using in_t = storage_t<D>;
+  using acc_t = std::conditional_t<floating, double, uint64_t>;
+  using out_t = storage_t<sum_dtype(D)>;  // as SUM's
+  static acc_t init() { return 1; }
+  static void add(acc_t& a, in_t x, int64_t) {
+    if constexpr (floating) a *= static_cast<double>(load(x));
+    else a *= static_cast<uint64_t>(static_cast<int64_t>(load(x)));
+  }
+  static void merge(acc_t& a, const acc_t& b) { a *= b; }
+  static out_t finish(const acc_t& a, int64_t) {
+    if constexpr (floating) return convert<out_t>(a);
+    else return static_cast<out_t>(a);
+  }
+};
+
 template <int D, bool Max> struct ExtremumReducer {
   static constexpr bool float32_sum = false;
   static constexpr bool uses_index = false;
@@ -187,7 +214,7 @@ template <int D, bool Max> struct ExtremumReducer {
   static out_t finish(const acc_t& a, int64_t) { return store<out_t>(a); }
 };
 
-template <int D> struct ArgmaxReducer {
+template <int D, bool Min> struct ArgmaxReducer {
   static constexpr bool float32_sum = false;
   static constexpr bool uses_index = true;
   static constexpr bool has_identity = false;
@@ -201,8 +228,9 @@ template <int D> struct ArgmaxReducer {
   using out_t = int64_t;
   static acc_t init() { return {value_t(0), -1}; }
   static bool better(value_t v, value_t best) {
-    if constexpr (std::is_floating_point_v<value_t>) return v > best || (v != v && best == best);
-    else return v > best;
+    const bool beats = Min ? v < best : v > best;
+    if constexpr (std::is_floating_point_v<value_t>) return beats || (v != v && best == best);
+    else return beats;
   }
   static void merge(acc_t& a, const acc_t& later) {
     if (later.index >= 0 && (a.index < 0 || better(later.value, a.value))) a = later;
@@ -248,21 +276,6 @@ struct Walker {
 constexpr int64_t kRowBlock = 32768;    // reduced elements per block, row path
 constexpr int64_t kColumnWidth = 1024;    // outputs per tile, column path (long contiguous row pieces)
 constexpr int64_t kColumnBlock = 262144;  // elements per block, column path
-
-template <class F> void maybe_parallel(Context& ctx, int64_t items, int64_t work, int64_t grain, F&& body) {
-  if (work < kParallelThreshold || ctx.threads <= 1 || items <= 1) {
-    body(int64_t{0}, items);
-    return;
-  }
-  // Items of about work / items elements each, cut into pieces of at least
-  // `grain` items and about piece_size elements (Note [Parallel pieces]).
-  const int64_t per_item = std::max<int64_t>(1, work / items);
-  const int64_t piece = std::max<int64_t>({int64_t{1}, grain, piece_size(work, ctx.threads) / per_item});
-  ctx.parallel([&] {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, items, piece),
-                      [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); }, tbb::simple_partitioner());
-  });
-}
 
 // Row path: each output reduces its elements, innermost reduced dim in the
 // inner loop (contiguous runs take the vectorised fold).
@@ -419,7 +432,8 @@ template <int Op, int D> struct ReduceKernel {
     const tsr_tensor_desc& in = *a.inputs[0];
     const tsr_tensor_desc& out = *a.output;
     check_dtype(a, D, in, D, "input");
-    const int out_dtype = Op == TSR_OP_ARGMAX ? TSR_INT64 : Op == TSR_OP_SUM ? sum_dtype(D) : D;
+    constexpr bool arg = Op == TSR_OP_ARGMAX || Op == TSR_OP_ARGMIN;
+    const int out_dtype = arg ? TSR_INT64 : (Op == TSR_OP_SUM || Op == TSR_OP_PROD) ? sum_dtype(D) : D;
     check_dtype(a, D, out, out_dtype, "output");
 
     bool reduced[TSR_MAX_DIMS] = {};
@@ -428,14 +442,16 @@ template <int Op, int D> struct ReduceKernel {
     else if constexpr (Op == TSR_OP_MEAN) reduce<SumReducer<D, true>>(ctx, a, D, in, out, reduced);
     else if constexpr (Op == TSR_OP_MAX) reduce<ExtremumReducer<D, true>>(ctx, a, D, in, out, reduced);
     else if constexpr (Op == TSR_OP_MIN) reduce<ExtremumReducer<D, false>>(ctx, a, D, in, out, reduced);
-    else reduce<ArgmaxReducer<D>>(ctx, a, D, in, out, reduced);
+    else if constexpr (Op == TSR_OP_PROD) reduce<ProdReducer<D>>(ctx, a, D, in, out, reduced);
+    else reduce<ArgmaxReducer<D, Op == TSR_OP_ARGMIN>>(ctx, a, D, in, out, reduced);
   }
 };
 
 }  // namespace
 
 void add_reduce_kernels(KernelList& list) {
-  add_kernels_of_kind<ReduceKernel, TSR_OP_KIND_REDUCE>(list);
+  // VAR and STD are composites (Note [Primitives]): the runtime builds them.
+  add_kernels<ReduceKernel, TSR_OP_SUM, TSR_OP_MEAN, TSR_OP_MAX, TSR_OP_MIN, TSR_OP_ARGMAX, TSR_OP_PROD, TSR_OP_ARGMIN>(list);
 }
 
 }  // namespace tessera::cpu_tbb

@@ -46,12 +46,10 @@ template <int Op, class C> C apply(C a) {
 template <int Op, int D> struct UnaryKernel {
   static void run(Context& ctx, const tsr_kernel_args& a) {
     check_args(a, D, 1, 0, 0);
+    backend::check_unary_operands("cpu_tbb", a, D, D);
     const tsr_tensor_desc& out = *a.output;
     const tsr_tensor_desc& x = *a.inputs[0];
     using S = storage_t<D>;
-    check_dtype(a, D, x, D, "input 0");
-    check_dtype(a, D, out, D, "output");
-    check_same_shape(a, D, x, "input 0");
     auto f = [](S u) { return store<S>(apply<Op>(load(u))); };
     if constexpr (D == TSR_FLOAT32 && has_unary_loop_f32(Op)) {
       // Unit-stride runs take the loops cloned per ISA level (same results as f).

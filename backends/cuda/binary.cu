@@ -11,6 +11,7 @@ namespace tessera::cuda {
 void add_binary_kernels(KernelList& list) {
   add_kernels<BinaryKernel, TSR_OP_ADD, TSR_OP_SUB, TSR_OP_MUL, TSR_OP_DIV>(list);
   add_binary_minmax_pow_kernels(list);
+  add_binary_abi15_kernels(list);
 }
 
 }  // namespace tessera::cuda

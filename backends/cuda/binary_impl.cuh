@@ -26,5 +26,6 @@ template <int Op, int D> struct BinaryKernel {
 };
 
 void add_binary_minmax_pow_kernels(KernelList& list);  // binary_minmax_pow.cu
+void add_binary_abi15_kernels(KernelList& list);       // binary_bitwise_floor.cu
 
 }  // namespace tessera::cuda

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Creation kernels whose values depend on the element's position: ARANGE,
 // LINSPACE (the CPU backend's arithmetic), RAND_UNIFORM and RAND_NORMAL (Note
-// [Counter-based random numbers] in backends/common/philox.hpp, whose
+// [Counter-based random numbers] in tessera/random.h, whose
 // functions this file runs on the GPU, so that a seed gives the same numbers
 // on both devices). Positions are row-major indices, so any output layout
 // gets the same values.

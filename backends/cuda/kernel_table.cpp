@@ -20,6 +20,7 @@ const tsr_kernel_table& kernel_table() {
     add_binary_kernels(list);
     add_compare_kernels(list);
     add_unary_kernels(list);
+    add_math_kernels(list);
     add_reduce_kernels(list);
     add_matmul_kernels(list);
     add_factory_kernels(list);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reductions: SUM, MEAN, MAX, MIN, ARGMAX — the CPU backend's contract
+// Reductions: SUM, PROD, MEAN, MAX, MIN, ARGMAX, ARGMIN — the CPU backend's contract
 // (backends/cpu_tbb/reduce.cpp, which is the reference): float sums
 // accumulate in double, integer sums wrap in 64 bits, NaN wins MAX/MIN and
 // ARGMAX, ties pick the first index, over zero elements SUM gives 0, MEAN
@@ -75,6 +75,31 @@ template <int D, bool Mean> struct SumReducer {
   }
 };
 
+// PROD: as SUM with products (double for floating input, wrapping 64-bit
+// integers for the others, out dtype sum_dtype), the CPU's accumulation.
+template <int D> struct ProdReducer {
+  static constexpr bool floating = is_floating_v<D>;
+  static constexpr bool has_identity = true;
+  static constexpr bool uses_index = false;
+  using in_t = storage_t<D>;
+  using acc_t = std::conditional_t<floating, double, uint64_t>;
+  using out_t = storage_t<sum_dtype(D)>;  // as SUM's
+  TSR_HD static acc_t init() { return 1; }
+  TSR_HD static void add(acc_t& a, in_t x, int64_t) {
+    if constexpr (floating) a *= static_cast<double>(load(x));
+    else a *= static_cast<uint64_t>(static_cast<int64_t>(load(x)));
+  }
+  TSR_HD static void merge(acc_t& a, const acc_t& b) { a *= b; }
+  template <int V> TSR_HD static void add_vec(acc_t& a, const in_t* v, int64_t index) {
+    TSR_UNROLL
+    for (int j = 0; j < V; ++j) add(a, v[j], index + j);
+  }
+  TSR_HD static out_t finish(const acc_t& a, int64_t) {
+    if constexpr (floating) return convert<out_t>(a);
+    else return static_cast<out_t>(a);
+  }
+};
+
 template <int D, bool Max> struct ExtremumReducer {
   static constexpr bool has_identity = false;
   static constexpr bool uses_index = false;
@@ -100,7 +125,7 @@ template <int D, bool Max> struct ExtremumReducer {
   TSR_HD static out_t finish(const acc_t& a, int64_t) { return store<out_t>(a); }
 };
 
-template <int D> struct ArgmaxReducer {
+template <int D, bool Min> struct ArgmaxReducer {
   static constexpr bool has_identity = false;
   static constexpr bool uses_index = true;
   using in_t = storage_t<D>;
@@ -111,7 +136,7 @@ template <int D> struct ArgmaxReducer {
   };
   using out_t = int64_t;
   TSR_HD static acc_t init() { return {value_t(0), -1}; }
-  // b beats a: a larger value, NaN over numbers, and among equals (or two
+  // b beats a: a larger value (smaller: Min), NaN over numbers, and among equals (or two
   // NaNs) the smaller index. Symmetric, so any combining order gives the
   // CPU's answer ("the first of the largest; the first NaN").
   TSR_HD static bool beats(const acc_t& b, const acc_t& a) {
@@ -121,7 +146,7 @@ template <int D> struct ArgmaxReducer {
       const bool bn = b.value != b.value, an = a.value != a.value;
       if (bn || an) return bn && (!an || b.index < a.index);
     }
-    if (b.value != a.value) return b.value > a.value;
+    if (b.value != a.value) return Min ? b.value < a.value : b.value > a.value;
     return b.index < a.index;
   }
   TSR_HD static void merge(acc_t& a, const acc_t& b) {

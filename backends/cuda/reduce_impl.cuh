@@ -103,7 +103,8 @@ template <int Op, int D> struct ReduceKernel {
     const tsr_tensor_desc& in = *a.inputs[0];
     const tsr_tensor_desc& out = *a.output;
     check_dtype(a, D, in, D, "input");
-    const int out_dtype = Op == TSR_OP_ARGMAX ? TSR_INT64 : Op == TSR_OP_SUM ? sum_dtype(D) : D;
+    constexpr bool arg = Op == TSR_OP_ARGMAX || Op == TSR_OP_ARGMIN;
+    const int out_dtype = arg ? TSR_INT64 : (Op == TSR_OP_SUM || Op == TSR_OP_PROD) ? sum_dtype(D) : D;
     check_dtype(a, D, out, out_dtype, "output");
 
     bool reduced[TSR_MAX_DIMS] = {};
@@ -112,11 +113,13 @@ template <int Op, int D> struct ReduceKernel {
     else if constexpr (Op == TSR_OP_MEAN) run_reduce<SumReducer<D, true>>(ex, in, out, reduced);
     else if constexpr (Op == TSR_OP_MAX) run_reduce<ExtremumReducer<D, true>>(ex, in, out, reduced);
     else if constexpr (Op == TSR_OP_MIN) run_reduce<ExtremumReducer<D, false>>(ex, in, out, reduced);
-    else run_reduce<ArgmaxReducer<D>>(ex, in, out, reduced);
+    else if constexpr (Op == TSR_OP_PROD) run_reduce<ProdReducer<D>>(ex, in, out, reduced);
+    else run_reduce<ArgmaxReducer<D, Op == TSR_OP_ARGMIN>>(ex, in, out, reduced);
   }
 };
 
 void add_sum_kernels(KernelList& list);     // reduce_sum.cu
 void add_argmax_kernels(KernelList& list);  // reduce_argmax.cu
+void add_prod_argmin_kernels(KernelList& list);  // reduce_prod_argmin.cu
 
 }  // namespace tessera::cuda

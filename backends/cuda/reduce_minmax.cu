@@ -9,6 +9,7 @@ void add_reduce_kernels(KernelList& list) {
   add_sum_kernels(list);
   add_kernels<ReduceKernel, TSR_OP_MAX, TSR_OP_MIN>(list);
   add_argmax_kernels(list);
+  add_prod_argmin_kernels(list);
 }
 
 }  // namespace tessera::cuda

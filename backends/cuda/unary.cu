@@ -14,11 +14,9 @@ template <int Op, int D> struct UnaryKernel {
   static constexpr int key = D;
   static void run(const Exec& ex, const tsr_kernel_args& a) {
     check_args(a, D, 1, 0, 0);
+    backend::check_unary_operands("cuda", a, D, D);
     const tsr_tensor_desc& out = *a.output;
     const tsr_tensor_desc& x = *a.inputs[0];
-    check_dtype(a, D, x, D, "input 0");
-    check_dtype(a, D, out, D, "output");
-    check_same_shape(a, D, x, "input 0");
     using S = storage_t<D>;
     pointwise<S, S>(ex, out, {&x}, UnaryFn<Op, S>{});
   }

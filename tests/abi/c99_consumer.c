@@ -127,7 +127,8 @@ int main(int argc, char** argv) {
     CHECK(fortran_out[0] == 11.0f && fortran_out[1] == -1.0f && fortran_out[2] == 22.0f && fortran_out[5] == 36.0f);
     CHECK(tsr_tensor_is_host_accessible(c) == 1);
     CHECK(tsr_dtype_itemsize(TSR_FLOAT32) == 4 && strcmp(tsr_op_get_name(TSR_OP_ADD), "add") == 0);
-    CHECK(tsr_op_count() == TSR_OP_COUNT && strcmp(tsr_op_get_name(tsr_op_count() - 1), "randn") == 0);
+    CHECK(tsr_op_count() == TSR_OP_COUNT && strcmp(tsr_op_get_name(TSR_OP_RAND_NORMAL), "randn") == 0 &&
+          strcmp(tsr_op_get_name(tsr_op_count() - 1), tsr_op_name(TSR_OP_COUNT - 1)) == 0);
     CHECK(tsr_op_kind(TSR_OP_LT) == TSR_OP_KIND_COMPARE && tsr_op_arity(TSR_OP_MATMUL) == 2);
   }
 

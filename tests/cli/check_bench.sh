@@ -47,14 +47,15 @@ PY
 out=$("$tessera" --config "$work/arena.json" bench --device arena:0 "${quick[@]}" 2>"$work/arena.err") ||
   fail "arena run exited $?: $out $(cat "$work/arena.err")"
 echo "$out"
-[ "$(grep -cE ' ok( \(CPU fallback: no native [a-z_]+ [a-z0-9]+ kernel\))?$' <<<"$out")" -eq 13 ] ||
+[ "$(grep -cE ' ok( \((CPU fallback|composite): no native [a-z_]+ [a-z0-9]+ kernel\))?$' <<<"$out")" -eq 13 ] ||
   fail "arena: not every workload verified"
-# Rows that ran through the fallback say so; the arena's own kernels' rows do not.
-[ "$(grep -c '(CPU fallback: ' <<<"$out")" -eq 6 ] || fail "arena: expected 6 rows through the CPU fallback"
-grep -qE '^sigmoid_out .* ok \(CPU fallback: no native sigmoid float32 kernel\)$' <<<"$out" || fail "arena: sigmoid row"
+# Rows that ran through the fallback or as a composite say so; the arena's own kernels' rows do not.
+[ "$(grep -c '(CPU fallback: ' <<<"$out")" -eq 5 ] || fail "arena: expected 5 rows through the CPU fallback"
+grep -qE '^sigmoid_out .* ok \(composite: no native sigmoid float32 kernel\)$' <<<"$out" || fail "arena: sigmoid row"
+grep -qE '^exp_out .* ok \(CPU fallback: no native exp float32 kernel\)$' <<<"$out" || fail "arena: exp row"
 grep -qE '^matmul +bfloat16 .* ok \(CPU fallback: no native matmul bfloat16 kernel\)$' <<<"$out" || fail "arena: matmul row"
 grep -qE '^add_out .* ok$' <<<"$out" || fail "arena: its own add is not a fallback row"
-grep -q 'sigmoid (float32) has no kernel in plugin "arena" for arena:0; running it on the CPU' "$work/arena.err" ||
+grep -q 'exp (float32) has no kernel in plugin "arena" for arena:0; running it on the CPU' "$work/arena.err" ||
   fail "arena: no fallback warning naming op, dtype, plugin and device"
 
 # 3. A plugin whose add ignores input strides: the transposed add is caught.

@@ -190,18 +190,18 @@ TEST_CASE("max, min and argmax: NaN wins, ties pick the first index") {
       if (nan_at >= 0) at<float>(x, n + nan_at) = NAN;
       const int team = n >= 1024 ? 256 : 32;
       const bool sliced = n > 16384;
-      check_reduce<cu::ArgmaxReducer<TSR_FLOAT32>>(x, {false, true}, argmax_ref, team, sliced);
+      check_reduce<cu::ArgmaxReducer<TSR_FLOAT32, false>>(x, {false, true}, argmax_ref, team, sliced);
       check_reduce<cu::ExtremumReducer<TSR_FLOAT32, true>>(x, {false, true}, max_ref, team, sliced);
       // The same rows seen as columns of a transposed view: still rows in memory.
       HostTensor t = make_tensor(TSR_FLOAT32, {n, 3}, {1, n}, 0);
       std::memcpy(t.storage.get(), x.storage.get(), x.bytes < t.bytes ? x.bytes : t.bytes);
-      check_reduce<cu::ArgmaxReducer<TSR_FLOAT32>>(t, {true, false}, argmax_ref, team, sliced);
+      check_reduce<cu::ArgmaxReducer<TSR_FLOAT32, false>>(t, {true, false}, argmax_ref, team, sliced);
     }
   }
   {  // column kernel proper: kept dim innermost
     HostTensor x = make_tensor(TSR_FLOAT32, {500, 64}, {64, 1}, 0);
     for (int64_t i = 0; i < 500 * 64; ++i) at<float>(x, i) = static_cast<float>(rng() % 5);
-    check_reduce<cu::ArgmaxReducer<TSR_FLOAT32>>(x, {true, false}, argmax_ref, 0, true);
+    check_reduce<cu::ArgmaxReducer<TSR_FLOAT32, false>>(x, {true, false}, argmax_ref, 0, true);
     check_reduce<cu::ExtremumReducer<TSR_FLOAT32, true>>(x, {true, false}, max_ref, 0, true);
   }
   {  // integer min, bool max (any)

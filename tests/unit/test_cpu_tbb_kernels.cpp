@@ -26,15 +26,25 @@ constexpr int kAllDtypes[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT1
                               TSR_INT32,   TSR_INT64,   TSR_BOOL,    TSR_UINT16,   TSR_UINT32, TSR_UINT64};
 
 // The support matrix the plugin promises (written independently of its own).
+// The (op, dtype) pairs cpu_tbb implements, written out independently of
+// the op table's DTYPES column (which the plugin's table is derived from).
 bool expected_support(int op, int d) {
   static const std::set<int> all = {TSR_OP_FILL, TSR_OP_COPY, TSR_OP_WHERE, TSR_OP_MAXIMUM, TSR_OP_MINIMUM, TSR_OP_EQ,
                                     TSR_OP_NE,   TSR_OP_LT,   TSR_OP_LE,    TSR_OP_GT,      TSR_OP_GE,      TSR_OP_SUM,
-                                    TSR_OP_MAX,  TSR_OP_MIN,  TSR_OP_ADD,   TSR_OP_MUL};
+                                    TSR_OP_MAX,  TSR_OP_MIN,  TSR_OP_ADD,   TSR_OP_MUL,     TSR_OP_PROD,    TSR_OP_CUMSUM,
+                                    TSR_OP_GATHER, TSR_OP_SCATTER, TSR_OP_SORT, TSR_OP_ARGSORT, TSR_OP_NONZERO};
   static const std::set<int> floating = {TSR_OP_DIV,  TSR_OP_EXP,  TSR_OP_LOG,          TSR_OP_SQRT,        TSR_OP_SIGMOID,
-                                         TSR_OP_TANH, TSR_OP_MEAN, TSR_OP_RAND_UNIFORM, TSR_OP_RAND_NORMAL};
+                                         TSR_OP_TANH, TSR_OP_MEAN, TSR_OP_RAND_UNIFORM, TSR_OP_RAND_NORMAL, TSR_OP_MATH,
+                                         TSR_OP_ATAN2, TSR_OP_LOGADDEXP};
+  static const std::set<int> bits = {TSR_OP_BITWISE_AND, TSR_OP_BITWISE_OR, TSR_OP_BITWISE_XOR};  // integers and bool
+  static const std::set<int> shifts = {TSR_OP_SHIFT_LEFT, TSR_OP_SHIFT_RIGHT};                    // integers
+  static const std::set<int> composite_only = {TSR_OP_VAR, TSR_OP_STD};  // built by the runtime
+  if (composite_only.count(op)) return false;
   if (all.count(op)) return true;
   if (floating.count(op)) return is_float(d);
-  return d != TSR_BOOL;  // SUB, POW, NEG, ABS, RELU, MATMUL, ARGMAX, ARANGE, LINSPACE
+  if (bits.count(op)) return !is_float(d);
+  if (shifts.count(op)) return !is_float(d) && d != TSR_BOOL;
+  return d != TSR_BOOL;  // SUB, POW, NEG, ABS, RELU, MATMUL, ARGMAX, ARGMIN, ARANGE, LINSPACE, FLOOR_DIVIDE, REMAINDER
 }
 
 tsr_scalar fscalar(double v) { return {TSR_SCALAR_FLOAT, 0, v, 0}; }

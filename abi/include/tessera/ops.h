@@ -16,40 +16,84 @@
  *   (an exactly identical layout). A kernel is keyed by (op, dtype) where
  *   dtype is the dtype named "key" below.
  *
+ *   Empty tensors: the runtime never calls a kernel whose output has no
+ *   elements. A kernel whose output has elements but whose input has none
+ *   (a reduction or a scan over a dim of size 0, MATMUL with k = 0) writes
+ *   the identity: 0 for SUM and MATMUL, 1 for PROD; MAX, MIN and ARGMAX of
+ *   an empty input are refused by the runtime before any kernel runs.
+ *
  *   Below, per kind (enum tsr_op_kind; TSR_OP_LIST gives each op's kind and
- *   arity, the number of inputs its kernel receives):
+ *   arity, the number of inputs its kernel receives, and TSR_OP_TABLE the
+ *   dtypes its key may be, tsr_op_takes_dtype):
  *
  *   FILL        FILL: out = scalars[0]                      key: out dtype
  *   COPY        COPY: out = inputs[0], any input dtype      key: out dtype
  *               (casts), same device. Casts are PyTorch 1.13's, bit for
  *               bit (Note [Casts] below); `tessera conformance` checks
  *               them from every dtype.
- *   BINARY      ADD..POW: out = a (op) b, a b out of one dtype
- *                                                           key: that dtype
- *               DIV is true division (floating dtypes only)
+ *   BINARY      out = a (op) b, a b out of one dtype         key: that dtype
+ *               ADD SUB MUL: wrap modulo 2^bits for integers; bool ADD is
+ *                 OR and MUL is AND.
+ *               DIV: true division (floating only).
+ *               MAXIMUM MINIMUM: NaN wins; between -0 and +0 either.
+ *               POW: integers by repeated squaring, wrapping; a negative
+ *                 integer exponent gives 0 except for bases 1 and -1
+ *                 (PyTorch's CPU result).
+ *               ATAN2: C's atan2(a, b).
+ *               FLOOR_DIVIDE: floor(a / b) as Python's //; integers: a
+ *                 zero divisor gives 0 (NumPy's), INT_MIN // -1 wraps;
+ *                 floating: (a - fmod(a, b)) / b corrected to the floor,
+ *                 as NumPy's npy_divmod (x // 0 is +-inf or NaN).
+ *               REMAINDER: a - b * floor_divide(a, b) with the sign of b,
+ *                 as Python's %; integers: a zero divisor gives 0;
+ *                 floating: fmod(a, b) moved into b's sign (NumPy's).
+ *               BITWISE_AND/OR/XOR: on the bits (integers and bool).
+ *               SHIFT_LEFT/RIGHT (bitwise_left_shift, ..._right_shift):
+ *                 integers only; b < 0 or b >= bits gives 0 for a left
+ *                 shift and for a right shift of a non-negative a, and -1
+ *                 for a right shift of a negative a (NumPy's); right
+ *                 shifts of signed values are arithmetic.
  *   COMPARE     EQ..GE: out(bool) = a (cmp) b               key: input dtype
+ *               NaN compares false except NE.
  *   UNARY       NEG..TANH: out = f(a)                       key: that dtype
- *               NEG of an unsigned dtype wraps modulo 2^bits (NumPy's
- *               rule); ABS and RELU of one are the identity
+ *               NEG of an unsigned integer wraps modulo 2^bits (NumPy's
+ *               rule); ABS and RELU of one are the identity; ABS of
+ *               INT_MIN is INT_MIN.
+ *   MATH        MATH: out = f(a), f = params[0], a tsr_math_fn below
+ *                                                           key: that dtype
+ *               (floating only; half types compute in float32). A kernel
+ *               given an f it does not know (a newer runtime) returns
+ *               TSR_ERR_UNSUPPORTED after host->set_error; the runtime then
+ *               runs that call on the CPU fallback.
  *   WHERE       WHERE: out = inputs[0](bool) ? inputs[1] : inputs[2]
  *                                                           key: out dtype
- *   REDUCE      SUM, MEAN, MAX, MIN, ARGMAX                 key: input dtype
- *               out has the input's ndim with size 1 on every reduced dim
- *               (keepdim form). SUM's out is uint64 for uint16, uint32
- *               and uint64 input (NumPy's and the Array API's rule: the
- *               unsigned default of the widest kind, sums wrap modulo
- *               2^64), int64 for the other integral dtypes and bool
- *               (PyTorch's, uint8 included), else the input dtype; MEAN
- *               floating only; ARGMAX's
- *               out is int64 and holds the index along the single reduced
- *               dim (or the row-major flat index when all dims are reduced,
- *               with params[0] = 1); ties pick the first; NaN wins MAX/MIN
- *               and ARGMAX.
+ *   REDUCE      SUM, PROD, MAX, MIN, ARGMAX (and the composites MEAN,
+ *               ARGMIN, VAR, STD)                           key: input dtype
+ *               The reduced dims: out has the input's ndim, and a dim is
+ *               reduced where out's size is 1 and the input's is not 1 (a
+ *               dim of size 1 in both is the same whether reduced or not),
+ *               the keepdim form. The dtypes: SUM's and PROD's out is
+ *               uint64 for uint16, uint32 and uint64 (NumPy's and the
+ *               Array API's rule; they wrap modulo 2^64), int64 for the
+ *               other integers and bool (PyTorch's, uint8 included), else
+ *               the input's; the others' out is the input's dtype, but
+ *               ARGMAX's and ARGMIN's, int64. ARGMAX/ARGMIN: params[0] = 1
+ *               when every dim is reduced (out then holds the row-major
+ *               flat index), else 0 and params[1] is the one reduced dim;
+ *               ties pick the first; NaN wins MAX, MIN, ARGMAX and ARGMIN.
+ *               VAR and STD: scalars[0] is the correction (Bessel's: 1);
+ *               the sum of squared deviations is divided by max(0, count -
+ *               correction), so that a count not above it gives inf or NaN.
  *   MATMUL      MATMUL: out[..., m, n] = sum_k a[..., m, k] * b[..., k, n]
- *               batch dims already broadcast; ndim >= 2      key: dtype
- *               params[0]: a tsr_matmul_precision (tessera.h), nonzero
- *               only for float32: 0 float32 throughout, 1 TF32 (or a
- *               similar reduced precision) allowed, 2 also bfloat16-based
+ *                                                           key: dtype
+ *               a, b and out have one ndim >= 2 and one set of batch dims
+ *               (all but the last two): the runtime broadcasts the batch
+ *               dims first, so a batch dim an operand lacked arrives with
+ *               the output's size and stride 0, never size 1. Integers
+ *               wrap. params[0]: a tsr_matmul_precision (tessera.h),
+ *               nonzero only for float32: 0 (HIGHEST) float32
+ *               throughout, 1 (HIGH) TF32 or a similar reduced precision
+ *               allowed, 2 (MEDIUM) also bfloat16-based.
  *   ARANGE      ARANGE: out[i] = scalars[0] + i * scalars[1], out 1-D
  *                                                           key: out dtype
  *   LINSPACE    LINSPACE: out[i] = start + i * step from the front half,
@@ -58,10 +102,52 @@
  *   RANDOM      RAND_UNIFORM / RAND_NORMAL: out 1-D contiguous or any
  *               layout; element with row-major index i takes the
  *               counter-based random value number (params[1] + i) of seed
- *               params[0] (see Note [Counter-based random numbers] in the
- *               runtime); scalars = (low, high) or (mean, std)
- *                                                           key: out dtype
+ *               params[0], by the formulas of tessera/random.h;
+ *               scalars = (low, high) or (mean, std)        key: out dtype
+ *   SCAN        CUMSUM: out[..., i, ...] = the sum over j <= i of
+ *               in[..., j, ...] along dim params[0]; out has the input's
+ *               shape and SUM's dtype (above; the runtime casts the input
+ *               first when the caller asks another). Floating sums may
+ *               associate in any order (a fixed one is better: the CPU's
+ *               does not depend on the thread count).  key: input dtype
+ *   GATHER      GATHER: inputs = (x, index int64); out has index's shape;
+ *               out[i.., j, k..] = x[i.., index[i.., j, k..], k..] with j
+ *               on dim params[0] (torch.gather). x, index and out have one
+ *               ndim >= 1; off that dim index's sizes are at most x's.
+ *               Every index is in [-n, n) for n = x's size on the dim (the
+ *               runtime checked); a negative one counts from the end.
+ *               index may have stride 0 (broadcast).      key: x's dtype
+ *   SCATTER     SCATTER: inputs = (index int64, src of out's dtype), out is
+ *               read and written in place: out[i.., index[i.., j, k..],
+ *               k..] = (params[1] = 0) or += (params[1] = 1, not bool)
+ *               src[i.., j, k..] along dim params[0]. index and src have
+ *               one shape and out's ndim; indices are checked as for
+ *               GATHER. Which of two stores to one element wins is
+ *               unspecified, and so is the order of floating additions.
+ *                                                          key: out dtype
+ *   SORT        SORT: out = the input sorted along dim params[0]; ARGSORT:
+ *               out (int64) = the indices that sort it. params[1] = 1
+ *               sorts descending. NaN is above every number (last
+ *               ascending, first descending); -0 and +0 are equal.
+ *               ARGSORT's params[2] = 1 asks stability: equal elements keep
+ *               their order, in both directions (a kernel may always be
+ *               stable). Input ndim >= 1.                 key: input dtype
+ *   COMPACT     NONZERO: out (int64) has shape (count, ndim of the input)
+ *               and holds, row by row in row-major order, the index of
+ *               each element that is not zero (NaN is not zero; -0 is).
+ *               The runtime counted them first, so count is exact; the
+ *               input has ndim >= 1.                       key: input dtype
  *
+ *   Composites (TSR_OP_ROLE_COMPOSITE in TSR_OP_TABLE): the runtime builds
+ *   the op from primitives on the same device when a plugin has no kernel
+ *   for it; a plugin may register a native kernel, which then runs instead
+ *   and follows the contract above. GT and GE: LT and LE with the operands
+ *   swapped; RELU: MAXIMUM with 0; SIGMOID: 1 / (1 + exp(-a)); MEAN: SUM
+ *   divided by the count; ARGMIN: ARGMAX of -a (floating) or of ~a
+ *   (integers); LOGADDEXP: max(a, b) + log1p(exp(-|a - b|)), with a == b
+ *   giving a + log(2); VAR and STD: the mean, the squared deviations, SUM
+ *   and the division by count - correction (and SQRT).
+
  * Note [Casts]
  *   COPY (and every kernel that stores into another dtype) converts as
  *   PyTorch 1.13 does on x86-64:
@@ -92,64 +178,127 @@
  *     below: 2^63 (x86-64's conversion, NumPy's results);
  *   - integer to integer (either side unsigned): wrap modulo 2^bits.
  */
+/* Note [Negative steps]
+ *   A view's strides are never negative in Tessera: every kernel is
+ *   promised non-negative strides (Note [Kernel contracts]), so a plugin
+ *   never walks memory backwards and a storage's span is always [offset,
+ *   offset + extent). What NumPy and DLPack express as a view with a
+ *   negative stride (x[::-1], np.flip) is a copy here, as PyTorch's flip
+ *   is: tsr_flip, and a negative step in the Python array API's
+ *   indexing, gather the elements along a reversed range (GATHER) into a
+ *   new tensor on the same device. The cost is one pass over the result;
+ *   the gain is that no plugin, no DLPack consumer and no kernel contract
+ *   has to handle a stride below zero.
+ */
 #ifndef TESSERA_OPS_H
 #define TESSERA_OPS_H
 
+#include "tessera/dtype.h"
 #include "tessera/export.h"
 
 /* Note [The op table]
- *   Every op is one entry of TSR_OP_LIST, and everything else about the op
- *   list is generated from it: enum tsr_op, tsr_op_name, tsr_op_kind and
- *   tsr_op_arity here, tsr_op_count and tsr_op_get_name in libtessera, the
- *   runtime's checks of which C function takes which op, the Python
- *   package's op numbers. Adding an op is one entry at the end (the next
- *   value; a minor version), its contract in Note [Kernel contracts] under
- *   its kind, and its kernels. The runtime's build checks the table
- *   (runtime/op_table.cpp): values 0, 1, 2, ... in order, a unique name
- *   for each, the kinds and arities that its code assumes.
+ *   Every op is one row of the table below, and everything else about the
+ *   op list is generated from it: enum tsr_op, tsr_op_name, tsr_op_kind,
+ *   tsr_op_arity, tsr_op_takes_dtype and tsr_op_role here, tsr_op_count
+ *   and tsr_op_get_name in libtessera, the runtime's checks of which C
+ *   function takes which op and of which dtypes it accepts, the backends'
+ *   support matrix, `tessera conformance`'s and `tessera info`'s lists, the
+ *   Python package's op numbers. Adding an op is one row at the end (the
+ *   next value; a minor version), its contract in Note [Kernel contracts]
+ *   under its kind, and its kernels (or, for a composite, its
+ *   decomposition in the runtime). The runtime's build checks the table
+ *   (runtime/op_table.cpp): values 0, 1, 2, ... in order, a unique name for
+ *   each, the kinds and arities that its code assumes, the primitive count.
  *
- *   An entry is X(OP, value, name, KIND, arity):
+ *   A row is (OP, value, name, KIND, arity, DTYPES, ROLE):
  *     OP     the enumerator's suffix: TSR_OP_<OP>;
  *     value  its number, part of the ABI (never reused or renumbered);
  *     name   the name the public API and error messages spell;
  *     KIND   the kernel contract it follows: TSR_OP_KIND_<KIND>;
- *     arity  how many inputs its kernel receives (tsr_kernel_args.inputs).
- *   A user defines X, expands TSR_OP_LIST(X) and may #undef X after. */
-#define TSR_OP_LIST(X)                        \
-  X(FILL, 0, "fill", FILL, 0)                 \
-  X(COPY, 1, "copy", COPY, 1)                 \
-  X(ADD, 2, "add", BINARY, 2)                 \
-  X(SUB, 3, "sub", BINARY, 2)                 \
-  X(MUL, 4, "mul", BINARY, 2)                 \
-  X(DIV, 5, "div", BINARY, 2)                 \
-  X(MAXIMUM, 6, "maximum", BINARY, 2)         \
-  X(MINIMUM, 7, "minimum", BINARY, 2)         \
-  X(POW, 8, "pow", BINARY, 2)                 \
-  X(EQ, 9, "eq", COMPARE, 2)                  \
-  X(NE, 10, "ne", COMPARE, 2)                 \
-  X(LT, 11, "lt", COMPARE, 2)                 \
-  X(LE, 12, "le", COMPARE, 2)                 \
-  X(GT, 13, "gt", COMPARE, 2)                 \
-  X(GE, 14, "ge", COMPARE, 2)                 \
-  X(NEG, 15, "neg", UNARY, 1)                 \
-  X(ABS, 16, "abs", UNARY, 1)                 \
-  X(EXP, 17, "exp", UNARY, 1)                 \
-  X(LOG, 18, "log", UNARY, 1)                 \
-  X(SQRT, 19, "sqrt", UNARY, 1)               \
-  X(RELU, 20, "relu", UNARY, 1)               \
-  X(SIGMOID, 21, "sigmoid", UNARY, 1)         \
-  X(TANH, 22, "tanh", UNARY, 1)               \
-  X(WHERE, 23, "where", WHERE, 3)             \
-  X(SUM, 24, "sum", REDUCE, 1)                \
-  X(MEAN, 25, "mean", REDUCE, 1)              \
-  X(MAX, 26, "max", REDUCE, 1)                \
-  X(MIN, 27, "min", REDUCE, 1)                \
-  X(ARGMAX, 28, "argmax", REDUCE, 1)          \
-  X(MATMUL, 29, "matmul", MATMUL, 2)          \
-  X(ARANGE, 30, "arange", ARANGE, 0)          \
-  X(LINSPACE, 31, "linspace", LINSPACE, 0)    \
-  X(RAND_UNIFORM, 32, "rand", RANDOM, 0)      \
-  X(RAND_NORMAL, 33, "randn", RANDOM, 0)
+ *     arity  how many inputs its kernel receives (tsr_kernel_args.inputs);
+ *     DTYPES the key dtypes its contract defines: TSR_OP_DTYPES_<DTYPES>;
+ *     ROLE   TSR_OP_ROLE_PRIMITIVE: a device implements it (or lets the
+ *            CPU fallback run it); TSR_OP_ROLE_COMPOSITE: the runtime can
+ *            build it from primitives, a native kernel is optional.
+ *   TSR_OP_TABLE(X) calls X with all seven; TSR_OP_LIST(X), the form of
+ *   ABI 1.4, with the first five. A user defines X, expands the list and
+ *   may #undef X after.
+ *
+ *   Note [Primitives]
+ *   A device needs kernels for the TSR_OP_PRIMITIVE_COUNT primitives only
+ *   (45 in ABI 1.5): casts and copies, fill, the elementwise functions
+ *   (the arithmetic, bitwise ops, comparisons, the unary ops of ABI 1.0
+ *   and MATH's twenty functions), where, the reductions SUM PROD MAX MIN
+ *   ARGMAX, the scan CUMSUM, GATHER and SCATTER along a dim, SORT and
+ *   ARGSORT along a dim, NONZERO (stream compaction, on which boolean
+ *   masks are built), MATMUL, and the creation kernels (ARANGE, LINSPACE,
+ *   RAND_*).
+ *   Every function of the public API is then available on that device:
+ *   the composites of the table are built by the runtime from primitives
+ *   on the same device (runtime/composite.cpp), without a round trip
+ *   through the host, and a plugin's native kernel for one runs instead
+ *   when it has one. A primitive a plugin lacks runs on the CPU fallback
+ *   when the config allows it; so does a call a kernel answers with
+ *   TSR_ERR_UNSUPPORTED (a MATH function it does not know). */
+#define TSR_OP_ROWS_(M, X)                                                    \
+  M(X, FILL, 0, "fill", FILL, 0, ALL, PRIMITIVE)                              \
+  M(X, COPY, 1, "copy", COPY, 1, ALL, PRIMITIVE)                              \
+  M(X, ADD, 2, "add", BINARY, 2, ALL, PRIMITIVE)                              \
+  M(X, SUB, 3, "sub", BINARY, 2, NUMERIC, PRIMITIVE)                          \
+  M(X, MUL, 4, "mul", BINARY, 2, ALL, PRIMITIVE)                              \
+  M(X, DIV, 5, "div", BINARY, 2, FLOATING, PRIMITIVE)                         \
+  M(X, MAXIMUM, 6, "maximum", BINARY, 2, ALL, PRIMITIVE)                      \
+  M(X, MINIMUM, 7, "minimum", BINARY, 2, ALL, PRIMITIVE)                      \
+  M(X, POW, 8, "pow", BINARY, 2, NUMERIC, PRIMITIVE)                          \
+  M(X, EQ, 9, "eq", COMPARE, 2, ALL, PRIMITIVE)                               \
+  M(X, NE, 10, "ne", COMPARE, 2, ALL, PRIMITIVE)                              \
+  M(X, LT, 11, "lt", COMPARE, 2, ALL, PRIMITIVE)                              \
+  M(X, LE, 12, "le", COMPARE, 2, ALL, PRIMITIVE)                              \
+  M(X, GT, 13, "gt", COMPARE, 2, ALL, COMPOSITE)                              \
+  M(X, GE, 14, "ge", COMPARE, 2, ALL, COMPOSITE)                              \
+  M(X, NEG, 15, "neg", UNARY, 1, NUMERIC, PRIMITIVE)                          \
+  M(X, ABS, 16, "abs", UNARY, 1, NUMERIC, PRIMITIVE)                          \
+  M(X, EXP, 17, "exp", UNARY, 1, FLOATING, PRIMITIVE)                         \
+  M(X, LOG, 18, "log", UNARY, 1, FLOATING, PRIMITIVE)                         \
+  M(X, SQRT, 19, "sqrt", UNARY, 1, FLOATING, PRIMITIVE)                       \
+  M(X, RELU, 20, "relu", UNARY, 1, NUMERIC, COMPOSITE)                        \
+  M(X, SIGMOID, 21, "sigmoid", UNARY, 1, FLOATING, COMPOSITE)                 \
+  M(X, TANH, 22, "tanh", UNARY, 1, FLOATING, PRIMITIVE)                       \
+  M(X, WHERE, 23, "where", WHERE, 3, ALL, PRIMITIVE)                          \
+  M(X, SUM, 24, "sum", REDUCE, 1, ALL, PRIMITIVE)                             \
+  M(X, MEAN, 25, "mean", REDUCE, 1, FLOATING, COMPOSITE)                      \
+  M(X, MAX, 26, "max", REDUCE, 1, ALL, PRIMITIVE)                             \
+  M(X, MIN, 27, "min", REDUCE, 1, ALL, PRIMITIVE)                             \
+  M(X, ARGMAX, 28, "argmax", REDUCE, 1, NUMERIC, PRIMITIVE)                   \
+  M(X, MATMUL, 29, "matmul", MATMUL, 2, NUMERIC, PRIMITIVE)                   \
+  M(X, ARANGE, 30, "arange", ARANGE, 0, NUMERIC, PRIMITIVE)                   \
+  M(X, LINSPACE, 31, "linspace", LINSPACE, 0, NUMERIC, PRIMITIVE)             \
+  M(X, RAND_UNIFORM, 32, "rand", RANDOM, 0, FLOATING, PRIMITIVE)              \
+  M(X, RAND_NORMAL, 33, "randn", RANDOM, 0, FLOATING, PRIMITIVE)              \
+  M(X, MATH, 34, "math", MATH, 1, FLOATING, PRIMITIVE)                        \
+  M(X, ATAN2, 35, "atan2", BINARY, 2, FLOATING, PRIMITIVE)                    \
+  M(X, FLOOR_DIVIDE, 36, "floor_divide", BINARY, 2, NUMERIC, PRIMITIVE)       \
+  M(X, REMAINDER, 37, "remainder", BINARY, 2, NUMERIC, PRIMITIVE)             \
+  M(X, BITWISE_AND, 38, "bitwise_and", BINARY, 2, INTEGRAL, PRIMITIVE)        \
+  M(X, BITWISE_OR, 39, "bitwise_or", BINARY, 2, INTEGRAL, PRIMITIVE)          \
+  M(X, BITWISE_XOR, 40, "bitwise_xor", BINARY, 2, INTEGRAL, PRIMITIVE)        \
+  M(X, SHIFT_LEFT, 41, "bitwise_left_shift", BINARY, 2, INTEGER, PRIMITIVE)   \
+  M(X, SHIFT_RIGHT, 42, "bitwise_right_shift", BINARY, 2, INTEGER, PRIMITIVE) \
+  M(X, LOGADDEXP, 43, "logaddexp", BINARY, 2, FLOATING, COMPOSITE)            \
+  M(X, PROD, 44, "prod", REDUCE, 1, ALL, PRIMITIVE)                           \
+  M(X, ARGMIN, 45, "argmin", REDUCE, 1, NUMERIC, COMPOSITE)                   \
+  M(X, VAR, 46, "var", REDUCE, 1, FLOATING, COMPOSITE)                        \
+  M(X, STD, 47, "std", REDUCE, 1, FLOATING, COMPOSITE)                        \
+  M(X, CUMSUM, 48, "cumsum", SCAN, 1, ALL, PRIMITIVE)                         \
+  M(X, GATHER, 49, "gather", GATHER, 2, ALL, PRIMITIVE)                       \
+  M(X, SCATTER, 50, "scatter", SCATTER, 2, ALL, PRIMITIVE)                    \
+  M(X, SORT, 51, "sort", SORT, 1, ALL, PRIMITIVE)                             \
+  M(X, ARGSORT, 52, "argsort", SORT, 1, ALL, PRIMITIVE)                       \
+  M(X, NONZERO, 53, "nonzero", COMPACT, 1, ALL, PRIMITIVE)
+#define TSR_OP_PASS7_(X, op, value, name, kind, arity, dtypes, role) X(op, value, name, kind, arity, dtypes, role)
+#define TSR_OP_PASS5_(X, op, value, name, kind, arity, dtypes, role) X(op, value, name, kind, arity)
+#define TSR_OP_TABLE(X) TSR_OP_ROWS_(TSR_OP_PASS7_, X)
+#define TSR_OP_LIST(X) TSR_OP_ROWS_(TSR_OP_PASS5_, X)
 
 #define TSR_OP_ENUMERATOR_(op, value, name, kind, arity) TSR_OP_##op = value,
 typedef enum tsr_op {
@@ -175,7 +324,14 @@ enum tsr_op_kind {
   TSR_OP_KIND_ARANGE = 8,   /* start + i * step (tsr_arange) */
   TSR_OP_KIND_LINSPACE = 9, /* evenly spaced from start to end (tsr_linspace) */
   TSR_OP_KIND_RANDOM = 10,  /* counter-based random numbers (tsr_rand, tsr_randn) */
-  TSR_OP_KIND_COUNT = 11,   /* kinds this header knows */
+  /* ---- since ABI 1.5 ---- */
+  TSR_OP_KIND_MATH = 11,    /* out = f(a), f a tsr_math_fn (tsr_math) */
+  TSR_OP_KIND_SCAN = 12,    /* a cumulative sum along a dim (tsr_cumsum) */
+  TSR_OP_KIND_GATHER = 13,  /* values at indices along a dim (tsr_gather, tsr_take) */
+  TSR_OP_KIND_SCATTER = 14, /* values stored at indices along a dim (tsr_scatter_) */
+  TSR_OP_KIND_SORT = 15,    /* sorted values or their indices along a dim (tsr_sort) */
+  TSR_OP_KIND_COMPACT = 16, /* the indices of the nonzero elements (tsr_nonzero) */
+  TSR_OP_KIND_COUNT = 17,   /* kinds this header knows */
   TSR_OP_KIND_MAX_ENUM = 0x7FFFFFFF
 };
 
@@ -215,5 +371,124 @@ TSR_INLINE TSR_CONSTEXPR int tsr_op_arity(int op) {
   }
 }
 #undef TSR_OP_ARITY_CASE_
+
+/* ---- since ABI 1.5 ---- */
+
+/* The dtypes an op's contract defines (TSR_OP_TABLE's DTYPES column): which
+ * key dtypes a kernel may be registered for. */
+enum tsr_op_dtypes {
+  TSR_OP_DTYPES_ALL = 0,      /* every dtype, bool included */
+  TSR_OP_DTYPES_NUMERIC = 1,  /* every dtype but bool */
+  TSR_OP_DTYPES_FLOATING = 2, /* float32, float64, float16, bfloat16 */
+  TSR_OP_DTYPES_INTEGRAL = 3, /* the integers and bool (bitwise ops) */
+  TSR_OP_DTYPES_INTEGER = 4,  /* the integers, without bool (shifts) */
+  TSR_OP_DTYPES_MAX_ENUM = 0x7FFFFFFF
+};
+
+/* Whether the op is a primitive (a device implements it) or a composite
+ * (the runtime builds it from primitives; a native kernel is optional).
+ * Note [Primitives]. */
+enum tsr_op_role {
+  TSR_OP_ROLE_PRIMITIVE = 0,
+  TSR_OP_ROLE_COMPOSITE = 1,
+  TSR_OP_ROLE_MAX_ENUM = 0x7FFFFFFF
+};
+
+/* How many ops of TSR_OP_TABLE are primitives; runtime/op_table.cpp checks
+ * it against the table. Grows only when a primitive is appended. */
+#define TSR_OP_PRIMITIVE_COUNT 45
+
+/* MATH's functions, passed as the kernel's params[0]: C99's functions of the
+ * same name on the element (half types through float32). Values are part of
+ * the ABI; new ones are appended. */
+enum tsr_math_fn {
+  TSR_MATH_SIN = 0,
+  TSR_MATH_COS = 1,
+  TSR_MATH_TAN = 2,
+  TSR_MATH_ASIN = 3,
+  TSR_MATH_ACOS = 4,
+  TSR_MATH_ATAN = 5,
+  TSR_MATH_SINH = 6,
+  TSR_MATH_COSH = 7,
+  TSR_MATH_ASINH = 8,
+  TSR_MATH_ACOSH = 9,
+  TSR_MATH_ATANH = 10,
+  TSR_MATH_EXPM1 = 11,
+  TSR_MATH_LOG1P = 12,
+  TSR_MATH_LOG2 = 13,
+  TSR_MATH_LOG10 = 14,
+  TSR_MATH_FLOOR = 15,
+  TSR_MATH_CEIL = 16,
+  TSR_MATH_TRUNC = 17,
+  TSR_MATH_ROUND = 18, /* to the nearest integer, ties to even (nearbyint) */
+  TSR_MATH_SIGN = 19,  /* -1, 0 or 1; NaN stays NaN; -0 and +0 give +0 */
+  TSR_MATH_FN_COUNT = 20,
+  TSR_MATH_FN_MAX_ENUM = 0x7FFFFFFF
+};
+
+/* The function's name ("sin"); "?" for an unknown value. */
+TSR_INLINE TSR_CONSTEXPR const char* tsr_math_fn_name(int fn) {
+  switch (fn) {
+    case TSR_MATH_SIN: return "sin";
+    case TSR_MATH_COS: return "cos";
+    case TSR_MATH_TAN: return "tan";
+    case TSR_MATH_ASIN: return "asin";
+    case TSR_MATH_ACOS: return "acos";
+    case TSR_MATH_ATAN: return "atan";
+    case TSR_MATH_SINH: return "sinh";
+    case TSR_MATH_COSH: return "cosh";
+    case TSR_MATH_ASINH: return "asinh";
+    case TSR_MATH_ACOSH: return "acosh";
+    case TSR_MATH_ATANH: return "atanh";
+    case TSR_MATH_EXPM1: return "expm1";
+    case TSR_MATH_LOG1P: return "log1p";
+    case TSR_MATH_LOG2: return "log2";
+    case TSR_MATH_LOG10: return "log10";
+    case TSR_MATH_FLOOR: return "floor";
+    case TSR_MATH_CEIL: return "ceil";
+    case TSR_MATH_TRUNC: return "trunc";
+    case TSR_MATH_ROUND: return "round";
+    case TSR_MATH_SIGN: return "sign";
+    default: return "?";
+  }
+}
+
+/* Whether key dtype `dtype` is one the op's contract defines (its DTYPES
+ * column); 0 for an unknown op or dtype. */
+#define TSR_OP_DTYPES_CASE_(op, value, name, kind, arity, dtypes, role) \
+  case TSR_OP_##op:                                                     \
+    klass = TSR_OP_DTYPES_##dtypes;                                     \
+    break;
+TSR_INLINE TSR_CONSTEXPR int tsr_op_takes_dtype(int op, int dtype) {
+  int klass = -1;
+  int floating = 0, integer = 0;
+  switch (op) {
+    TSR_OP_TABLE(TSR_OP_DTYPES_CASE_)
+    default: return 0;
+  }
+  floating = tsr_dtype_is_floating(dtype);
+  integer = tsr_dtype_is_integral(dtype);
+  switch (klass) {
+    case TSR_OP_DTYPES_ALL: return floating || integer || dtype == TSR_BOOL;
+    case TSR_OP_DTYPES_NUMERIC: return floating || integer;
+    case TSR_OP_DTYPES_FLOATING: return floating;
+    case TSR_OP_DTYPES_INTEGRAL: return integer || dtype == TSR_BOOL;
+    case TSR_OP_DTYPES_INTEGER: return integer;
+    default: return 0;
+  }
+}
+#undef TSR_OP_DTYPES_CASE_
+
+/* The op's role, a TSR_OP_ROLE_* value; -1 for an unknown value. */
+#define TSR_OP_ROLE_CASE_(op, value, name, kind, arity, dtypes, role) \
+  case TSR_OP_##op:                                                   \
+    return TSR_OP_ROLE_##role;
+TSR_INLINE TSR_CONSTEXPR int tsr_op_role(int op) {
+  switch (op) {
+    TSR_OP_TABLE(TSR_OP_ROLE_CASE_)
+    default: return -1;
+  }
+}
+#undef TSR_OP_ROLE_CASE_
 
 #endif /* TESSERA_OPS_H */

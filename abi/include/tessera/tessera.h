@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "tessera/device.h"
+#include "tessera/distributed.h"
 #include "tessera/dtype.h"
 #include "tessera/export.h"
 #include "tessera/ops.h"
@@ -102,7 +103,9 @@ typedef enum tsr_struct_kind {
   TSR_STRUCT_FINFO = 2,
   TSR_STRUCT_TENSOR_DESC = 3,
   TSR_STRUCT_SCALAR = 4, /* frozen: sizeof(tsr_scalar), 24 */
-  TSR_STRUCT_DEVICE = 5  /* frozen: sizeof(tsr_device), 8 */
+  TSR_STRUCT_DEVICE = 5, /* frozen: sizeof(tsr_device), 8 */
+  TSR_STRUCT_REDUCE_OPTIONS = 6, /* since ABI 1.5 */
+  TSR_STRUCT_SORT_OPTIONS = 7    /* since ABI 1.5 */
 } tsr_struct_kind;
 /* The size in bytes this library gives a struct (its TSR_*_STRUCT_SIZE, or
  * sizeof for the frozen ones); 0 for an unknown kind. A caller that lays a
@@ -382,10 +385,134 @@ TSR_API tsr_status tsr_binary_scalar_out(tsr_op op, tsr_tensor* a, tsr_scalar b,
                                          tsr_tensor* out);
 TSR_API tsr_status tsr_unary_out(tsr_op op, tsr_tensor* a, tsr_tensor* out);
 TSR_API tsr_status tsr_where(tsr_tensor* cond, tsr_tensor* a, tsr_tensor* b, tsr_tensor** out);
-/* Reductions SUM, MEAN, MAX, MIN, ARGMAX over `dims` (num_dims 0 or dims
- * NULL: all dims). ARGMAX accepts at most one dim. */
+/* Reductions (ops of kind TSR_OP_KIND_REDUCE: SUM, MEAN, MAX, MIN, ARGMAX,
+ * and since ABI 1.5 PROD, ARGMIN, VAR, STD) over `dims` (num_dims 0 or dims
+ * NULL: all dims). ARGMAX and ARGMIN accept at most one dim. VAR and STD
+ * use correction 1 here (tsr_reduce_ex takes another). */
 TSR_API tsr_status tsr_reduce(tsr_op op, tsr_tensor* t, int32_t num_dims, const int32_t* dims,
                               int32_t keepdim, tsr_tensor** out);
+
+/* Since ABI 1.5: the options of tsr_reduce_ex. Start from
+ * TSR_REDUCE_OPTIONS_INIT and set what differs. */
+typedef struct tsr_reduce_options {
+  size_t struct_size;   /* TSR_REDUCE_OPTIONS_STRUCT_SIZE */
+  /* The dims to reduce: num_dims entries of dims, each in [-ndim, ndim)
+   * (negative counts from the end), no dim twice. num_dims 0 or dims NULL:
+   * every dim. `dims` is borrowed for the call. */
+  const int32_t* dims;
+  int32_t num_dims;
+  int32_t keepdim;      /* nonzero: reduced dims stay, with size 1 */
+  /* VAR and STD: the squared deviations are summed and divided by
+   * max(0, count - correction), as NumPy's ddof and the Array API's
+   * correction (1 is Bessel's; 0 the population variance). >= 0. Ignored
+   * by the other reductions. */
+  double correction;
+} tsr_reduce_options;
+
+#define TSR_REDUCE_OPTIONS_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_reduce_options, correction)
+#define TSR_REDUCE_OPTIONS_INIT {TSR_REDUCE_OPTIONS_STRUCT_SIZE, NULL, 0, 0, 1.0}
+
+/* Since ABI 1.5: tsr_reduce with options (NULL: TSR_REDUCE_OPTIONS_INIT's).
+ * A struct_size smaller than this header's reads the fields it covers. */
+TSR_API tsr_status tsr_reduce_ex(tsr_op op, tsr_tensor* t, const tsr_reduce_options* options, tsr_tensor** out);
+
+/* Since ABI 1.5: the elementwise function `fn` (enum tsr_math_fn,
+ * tessera/ops.h: sin .. sign) of a, as the Array API defines it: floating
+ * input keeps its dtype; integer input to floor, ceil, trunc, round and
+ * sign keeps its dtype (the first four return a copy); the other
+ * functions of an integer compute in float32; bool is refused. The result
+ * has a's dense layout. */
+TSR_API tsr_status tsr_math(int32_t fn, tsr_tensor* a, tsr_tensor** out);
+/* tsr_math into an existing tensor of the result's shape (out= never
+ * resizes; the result is cast to out's dtype where that is a safe cast, as
+ * tsr_unary_out). out may be a itself. `out` is borrowed. */
+TSR_API tsr_status tsr_math_out(int32_t fn, tsr_tensor* a, tsr_tensor* out);
+
+/* ---- ops that move elements by index (since ABI 1.5) ----------------------
+ * Results are new tensors the caller owns (one reference each); inputs are
+ * borrowed. Index tensors are any integer dtype (converted to int64); an
+ * index i addresses element i of its dim, and a negative one counts from
+ * the end, as in Python: every index must be in [-n, n) for a dim of size
+ * n (TSR_ERR_INDEX names the first one out of range). Those checks reduce
+ * the index on its device and read two numbers back; nonzero reads its
+ * count back, since the count decides the result's shape. 0-d inputs act
+ * as 1-d ones of one element and give 0-d results. */
+
+/* The cumulative sum along dim ([-ndim, ndim)). dtype TSR_DTYPE_UNDEFINED
+ * sums t's dtype; another dtype casts t first (PyTorch's dtype=). Integer
+ * and bool sums are int64, as SUM's. */
+TSR_API tsr_status tsr_cumsum(tsr_tensor* t, int64_t dim, tsr_dtype dtype, tsr_tensor** out);
+/* torch.gather: out[i..][j][k..] = x[i..][index[i..][j][k..]][k..] with j on
+ * dim; index has x's ndim and, off dim, no larger sizes; out has index's
+ * shape and x's dtype. */
+TSR_API tsr_status tsr_gather(tsr_tensor* x, int64_t dim, tsr_tensor* index, tsr_tensor** out);
+/* The Array API's take (PyTorch's index_select): x's elements at the 0-d or
+ * 1-d `indices` along dim; out has x's shape with len(indices) on dim. */
+TSR_API tsr_status tsr_take(tsr_tensor* x, tsr_tensor* indices, int64_t dim, tsr_tensor** out);
+/* torch.Tensor.scatter_ (add 0) and scatter_add_ (add 1), in place on out:
+ * out[i..][index[i..][j][k..]][k..] = (or +=) src[i..][j][k..] along dim.
+ * index and src have out's ndim; index is no larger than src, nor than out
+ * off dim. src is cast to out's dtype. Which of two stores to one element
+ * wins is unspecified. scatter-add is refused for bool. */
+TSR_API tsr_status tsr_scatter_(tsr_tensor* out, int64_t dim, tsr_tensor* index, tsr_tensor* src, int32_t add);
+/* torch.nonzero: an int64 tensor of shape (count, ndim) holding, row by row
+ * in row-major order, the index of each element that is not zero (NaN is
+ * not zero, -0 is). */
+TSR_API tsr_status tsr_nonzero(tsr_tensor* x, tsr_tensor** out);
+
+/* The options of tsr_sort. Start from TSR_SORT_OPTIONS_INIT. */
+typedef struct tsr_sort_options {
+  size_t struct_size;  /* TSR_SORT_OPTIONS_STRUCT_SIZE */
+  int64_t dim;         /* the dim to sort along, in [-ndim, ndim); default -1 (the last) */
+  int32_t descending;  /* nonzero: largest first */
+  int32_t stable;      /* nonzero: equal elements keep their order (the indices show it) */
+} tsr_sort_options;
+
+#define TSR_SORT_OPTIONS_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_sort_options, stable)
+#define TSR_SORT_OPTIONS_INIT {TSR_SORT_OPTIONS_STRUCT_SIZE, -1, 0, 0}
+
+/* torch.sort / the Array API's sort and argsort along options->dim (NULL:
+ * TSR_SORT_OPTIONS_INIT's): *values gets the sorted values (x's dtype),
+ * *indices the int64 indices that sort x; either pointer may be NULL when
+ * that result is not wanted, not both. NaN sorts above every number (last
+ * ascending, first descending); -0 and +0 are equal. */
+TSR_API tsr_status tsr_sort(tsr_tensor* x, const tsr_sort_options* options, tsr_tensor** values,
+                            tsr_tensor** indices);
+
+/* The Array API's unique_all in one call: *values the distinct values of x,
+ * sorted (every NaN distinct, -0 equal to +0); *indices (int64) the index in
+ * flattened x of each one's first occurrence; *inverse (int64, x's shape)
+ * each element's position in *values; *counts (int64) how often each
+ * occurs. Any of the four pointers may be NULL when that result is not
+ * wanted (unique_values, unique_counts, unique_inverse), not all. */
+TSR_API tsr_status tsr_unique(tsr_tensor* x, tsr_tensor** values, tsr_tensor** indices, tsr_tensor** inverse,
+                              tsr_tensor** counts);
+
+/* ---- manipulation and creation built from views, copies and primitives
+ * (since ABI 1.5). Results are new tensors; inputs are borrowed. */
+
+/* The `count` tensors joined along dim (the Array API's concat, torch.cat):
+ * one ndim (>= 1), equal sizes off dim, one device; the dtype they promote
+ * to. `tensors` is an array of count borrowed handles. */
+TSR_API tsr_status tsr_concat(tsr_tensor* const* tensors, int32_t count, int64_t dim, tsr_tensor** out);
+/* The `count` tensors of one shape stacked along a new dim, in [-ndim-1, ndim]. */
+TSR_API tsr_status tsr_stack(tsr_tensor* const* tensors, int32_t count, int64_t dim, tsr_tensor** out);
+/* x's elements shifted along dims[i] by shifts[i] (count of each), wrapping
+ * around; dims NULL: the flattened tensor shifted by shifts[0], in x's
+ * shape (the Array API's roll). */
+TSR_API tsr_status tsr_roll(tsr_tensor* x, int32_t count, const int64_t* shifts, const int64_t* dims,
+                            tsr_tensor** out);
+/* x with the order of each of the `count` dims reversed, as a copy (Tessera's
+ * views keep non-negative strides: Note [Negative steps] in tessera/ops.h). */
+TSR_API tsr_status tsr_flip(tsr_tensor* x, int32_t count, const int64_t* dims, tsr_tensor** out);
+/* The lower (tril) or upper (triu) triangle of the last two dims from
+ * diagonal k (0 the main one, > 0 above it); the rest zero. */
+TSR_API tsr_status tsr_tril(tsr_tensor* x, int64_t k, tsr_tensor** out);
+TSR_API tsr_status tsr_triu(tsr_tensor* x, int64_t k, tsr_tensor** out);
+/* An n x m tensor with ones on diagonal k and zeros elsewhere (dtype
+ * TSR_DTYPE_UNDEFINED: float32). */
+TSR_API tsr_status tsr_eye(tsr_runtime* rt, int64_t n, int64_t m, int64_t k, tsr_dtype dtype, tsr_device device,
+                           tsr_tensor** out);
 /* PyTorch's matmul: 1-D and N-D operands, batch dims broadcast. */
 TSR_API tsr_status tsr_matmul(tsr_tensor* a, tsr_tensor* b, tsr_tensor** out);
 /* matmul into an existing tensor (ABI 1.2): out must have the result's shape

@@ -56,7 +56,33 @@
  *        tsr_op_arity; the op values are unchanged) and TSR_CONSTEXPR. The
  *        plugin ABI is unchanged (a 1.3 plugin is a 1.4 one); its contracts
  *        are written out (plugin.h).
- *   1.5  the dtypes TSR_UINT16, TSR_UINT32 and TSR_UINT64 (appended, 10..12;
+ *   1.5  The op table grows (ops.h): TSR_OP_TABLE, whose rows add each op's
+ *        dtypes and role (enum tsr_op_dtypes, enum tsr_op_role,
+ *        tsr_op_takes_dtype, tsr_op_role, TSR_OP_PRIMITIVE_COUNT; Notes
+ *        [Primitives] and [Kernel contracts] say what a device implements);
+ *        ops MATH (with enum tsr_math_fn and tsr_math_fn_name), ATAN2,
+ *        FLOOR_DIVIDE, REMAINDER, BITWISE_AND/OR/XOR, SHIFT_LEFT/RIGHT,
+ *        LOGADDEXP, PROD, ARGMIN, VAR, STD, CUMSUM, GATHER, SCATTER, SORT,
+ *        ARGSORT and NONZERO; kinds MATH, SCAN, GATHER, SCATTER, SORT and
+ *        COMPACT. GT, GE, RELU, SIGMOID and MEAN become composites: a
+ *        plugin may drop its kernels for them and the runtime builds them
+ *        from primitives
+ *        (a 1.4 plugin is a 1.5 one). A kernel may answer
+ *        TSR_ERR_UNSUPPORTED to arguments it does not know (the CPU
+ *        fallback runs the call). tessera/random.h: the RAND_* formulas as
+ *        reference code. Public API: tsr_math, tsr_math_out, tsr_reduce_ex
+ *        and struct tsr_reduce_options (TSR_STRUCT_REDUCE_OPTIONS),
+ *        tsr_cumsum, tsr_gather, tsr_take, tsr_scatter_, tsr_nonzero,
+ *        tsr_sort and struct tsr_sort_options (TSR_STRUCT_SORT_OPTIONS),
+ *        tsr_unique, tsr_concat, tsr_stack, tsr_roll, tsr_flip, tsr_tril,
+ *        tsr_triu and tsr_eye. The communicators (issue 19):
+ *        tessera/comm.h (tsr_comm_iface, tsr_comm_args, enum tsr_reduce_op,
+ *        enum tsr_collective: the communicator interface) and
+ *        tsr_plugin_api.comm (optional, appended; a plugin may be only a
+ *        communicator, with NULL device and kernel tables); TSR_ERR_TIMEOUT
+ *        (appended); tessera/distributed.h in the public API (tsr_comm,
+ *        tsr_work, tsr_comm_world .. tsr_barrier, included by tessera.h).
+ *        The dtypes TSR_UINT16, TSR_UINT32 and TSR_UINT64 (appended, 10..12;
  *        TSR_DTYPE_COUNT 13) with tsr_dtype_is_unsigned and
  *        tsr_dtype_is_signed_integral in dtype.h, whose helpers are now
  *        TSR_CONSTEXPR; their promotion is NumPy

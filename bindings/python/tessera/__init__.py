@@ -169,6 +169,56 @@ relu = _op1("relu")
 sigmoid = _op1("sigmoid")
 tanh = _op1("tanh")
 
+atan2 = arctan2 = _op2("atan2", _lib.OP["atan2"])
+floor_divide = _op2("floor_divide", _lib.OP["floor_divide"])
+remainder = _op2("remainder", _lib.OP["remainder"])
+bitwise_and = _op2("bitwise_and", _lib.OP["bitwise_and"])
+bitwise_or = _op2("bitwise_or", _lib.OP["bitwise_or"])
+bitwise_xor = _op2("bitwise_xor", _lib.OP["bitwise_xor"])
+bitwise_left_shift = _op2("bitwise_left_shift", _lib.OP["bitwise_left_shift"])
+bitwise_right_shift = _op2("bitwise_right_shift", _lib.OP["bitwise_right_shift"])
+logaddexp = _op2("logaddexp", _lib.OP["logaddexp"])
+
+
+def _math1(name):
+    code = _lib.MATH_FN[name]
+
+    def fn(input, *, out=None):
+        a = _tensor_arg(name, input)
+        if out is None:
+            return a._math(name)
+        _check(_C.math_out(code, a._h, _out_arg(name, out)._h))
+        return out
+    fn.__name__ = name
+    fn.__doc__ = "PyTorch's torch.%s (the Array API's, for integer input too); out= as the other ops." % name
+    return fn
+
+
+sin = _math1("sin")
+cos = _math1("cos")
+tan = _math1("tan")
+asin = arcsin = _math1("asin")
+acos = arccos = _math1("acos")
+atan = arctan = _math1("atan")
+sinh = _math1("sinh")
+cosh = _math1("cosh")
+asinh = arcsinh = _math1("asinh")
+acosh = arccosh = _math1("acosh")
+atanh = arctanh = _math1("atanh")
+expm1 = _math1("expm1")
+log1p = _math1("log1p")
+log2 = _math1("log2")
+log10 = _math1("log10")
+floor = _math1("floor")
+ceil = _math1("ceil")
+trunc = _math1("trunc")
+round = _math1("round")  # noqa: A001
+sign = _math1("sign")
+
+
+def bitwise_not(input):
+    return _tensor_arg("bitwise_not", input).bitwise_not()
+
 
 def _where_operand(x, like):
     if isinstance(x, Tensor):
@@ -215,6 +265,143 @@ def min(input, dim=None, keepdim=False):  # noqa: A001
 
 def argmax(input, dim=None, keepdim=False):
     return _tensor_arg("argmax", input).argmax(dim, keepdim)
+
+
+def argmin(input, dim=None, keepdim=False):
+    return _tensor_arg("argmin", input).argmin(dim, keepdim)
+
+
+def cumsum(input, dim, dtype=None):
+    return _tensor_arg("cumsum", input).cumsum(dim, dtype=dtype)
+
+
+def gather(input, dim, index):
+    return _tensor_arg("gather", input).gather(dim, index)
+
+
+def index_select(input, dim, index):
+    return _tensor_arg("index_select", input).index_select(dim, index)
+
+
+def take(input, index):
+    return _tensor_arg("take", input).take(index)
+
+
+def scatter(input, dim, index, src, reduce=None):
+    return _tensor_arg("scatter", input).scatter(dim, index, src, reduce)
+
+
+def scatter_add(input, dim, index, src):
+    return _tensor_arg("scatter_add", input).scatter_add(dim, index, src)
+
+
+def nonzero(input, *, as_tuple=False):
+    return _tensor_arg("nonzero", input).nonzero(as_tuple=as_tuple)
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    return _tensor_arg("sort", input).sort(dim, descending, stable)
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    return _tensor_arg("argsort", input).argsort(dim, descending, stable)
+
+
+def msort(input):
+    return _tensor_arg("msort", input).msort()
+
+
+def flip(input, dims):
+    return _tensor_arg("flip", input).flip(dims)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    """torch.unique over the flattened tensor (dim=None only): the sorted
+    distinct values, and the inverse indices and counts when asked."""
+    if dim is not None:
+        raise NotImplementedError("unique(dim=...) is not implemented; Tessera's unique works on the flattened tensor")
+    a = _tensor_arg("unique", input)
+    v, inv, cnt = _lib.c_void_p(), _lib.c_void_p(), _lib.c_void_p()
+    _check(_C.unique(a._h, v, None, inv if return_inverse else None, cnt if return_counts else None))
+    from ._tensor import wrap
+    out = [wrap(v.value)]
+    if return_inverse:
+        out.append(wrap(inv.value))
+    if return_counts:
+        out.append(wrap(cnt.value))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _handles(name, tensors):
+    tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError("%s(): expected a sequence of Tensors, but element %d is %s" % (name, i, type(t).__name__))
+    return tensors, (_lib.c_void_p * (len(tensors) or 1))(*[t._h for t in tensors])
+
+
+def cat(tensors, dim=0):
+    """torch.cat (the Array API's concat): the tensors joined along dim."""
+    ts, arr = _handles("cat", tensors)
+    out = _lib.c_void_p()
+    _check(_C.concat(arr, len(ts), _operator.index(dim), out))
+    from ._tensor import wrap
+    return wrap(out.value)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    ts, arr = _handles("stack", tensors)
+    out = _lib.c_void_p()
+    _check(_C.stack(arr, len(ts), _operator.index(dim), out))
+    from ._tensor import wrap
+    return wrap(out.value)
+
+
+def roll(input, shifts, dims=None):
+    a = _tensor_arg("roll", input)
+    shifts = [shifts] if hasattr(shifts, "__index__") else list(shifts)
+    out = _lib.c_void_p()
+    if dims is None:
+        _check(_C.roll(a._h, 1, (_lib.c_int64 * 1)(*shifts[:1]), None, out))
+    else:
+        dims = [dims] if hasattr(dims, "__index__") else list(dims)
+        if len(dims) != len(shifts):
+            raise RuntimeError("shifts and dimensions must align. shifts: %d, dims:%d" % (len(shifts), len(dims)))
+        n = len(dims) or 1
+        _check(_C.roll(a._h, len(dims), (_lib.c_int64 * n)(*shifts), (_lib.c_int64 * n)(*dims), out))
+    from ._tensor import wrap
+    return wrap(out.value)
+
+
+def tril(input, diagonal=0):
+    from ._tensor import _call
+    return _call(_C.tril, _tensor_arg("tril", input)._h, _operator.index(diagonal))
+
+
+def triu(input, diagonal=0):
+    from ._tensor import _call
+    return _call(_C.triu, _tensor_arg("triu", input)._h, _operator.index(diagonal))
+
+
+def eye(n, m=None, *, dtype=None, device=None, k=0):
+    from ._tensor import _call
+    code = -1 if dtype is None else _types.as_dtype(dtype)._code
+    return _call(_C.eye, _runtime(), _operator.index(n), _operator.index(n if m is None else m), _operator.index(k), code, _as_device(device))
+
+
+def prod(input, dim=None, keepdim=False, dtype=None):
+    return _tensor_arg("prod", input).prod(dim, keepdim, dtype=dtype)
+
+
+def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    return _tensor_arg("var", input).var(dim, unbiased, keepdim, correction=correction)
+
+
+def std(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
+    return _tensor_arg("std", input).std(dim, unbiased, keepdim, correction=correction)
 
 
 def clone(input):
@@ -332,5 +519,10 @@ __all__ = [
     "rand_like", "randn_like", "clone", "reshape", "transpose", "permute", "flatten", "unsqueeze", "squeeze",
     "eq", "ne", "lt", "le", "gt", "ge", "describe", "devices", "cuda", "synchronize", "empty_cache", "memory_stats",
     "set_float32_matmul_precision", "get_float32_matmul_precision", "backends",
+    "atan2", "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+    "bitwise_left_shift", "bitwise_right_shift", "logaddexp", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
+    "cosh", "asinh", "acosh", "atanh", "expm1", "log1p", "log2", "log10", "floor", "ceil", "trunc", "round",
+    "sign", "argmin", "prod", "var", "std", "cumsum", "gather", "index_select", "take", "scatter", "scatter_add",
+    "nonzero", "sort", "argsort", "msort", "flip", "cat", "concat", "stack", "roll", "tril", "triu", "eye", "unique",
 ]
 del _DTYPES

@@ -86,6 +86,21 @@ class TensorDesc(Structure):  # tsr_tensor_desc
                 ("strides", c_int64 * MAX_DIMS)]
 
 
+class SortOptions(Structure):  # tsr_sort_options (ABI 1.5)
+    _fields_ = [("struct_size", c_size_t), ("dim", c_int64), ("descending", c_int32), ("stable", c_int32)]
+
+
+class ReduceOptions(Structure):  # tsr_reduce_options (ABI 1.5)
+    _fields_ = [("struct_size", c_size_t), ("dims", POINTER(c_int32)), ("num_dims", c_int32),
+                ("keepdim", c_int32), ("correction", c_double)]
+
+
+# MATH's functions (enum tsr_math_fn, tessera/ops.h), name to number.
+MATH_FN = {name: i for i, name in enumerate(
+    ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "log1p",
+     "log2", "log10", "floor", "ceil", "trunc", "round", "sign"))}
+
+
 class Finfo(Structure):  # tsr_finfo
     _fields_ = [("struct_size", c_size_t), ("bits", c_int32), ("reserved", c_int32), ("eps", c_double),
                 ("max", c_double), ("min", c_double), ("tiny", c_double)]
@@ -201,6 +216,23 @@ _SIGNATURES = {
     "tsr_unary_out": (ST, [I32, T, T]),
     "tsr_where": (ST, [T, T, T, OUT]),
     "tsr_reduce": (ST, [I32, T, I32, POINTER(c_int32), I32, OUT]),
+    "tsr_reduce_ex": (ST, [I32, T, c_void_p, OUT]),
+    "tsr_math": (ST, [I32, T, OUT]),
+    "tsr_math_out": (ST, [I32, T, T]),
+    "tsr_cumsum": (ST, [T, c_int64, I32, OUT]),
+    "tsr_gather": (ST, [T, c_int64, T, OUT]),
+    "tsr_take": (ST, [T, T, c_int64, OUT]),
+    "tsr_scatter_": (ST, [T, c_int64, T, T, I32]),
+    "tsr_nonzero": (ST, [T, OUT]),
+    "tsr_sort": (ST, [T, c_void_p, OUT, OUT]),
+    "tsr_unique": (ST, [T, OUT, OUT, OUT, OUT]),
+    "tsr_concat": (ST, [POINTER(c_void_p), I32, c_int64, OUT]),
+    "tsr_stack": (ST, [POINTER(c_void_p), I32, c_int64, OUT]),
+    "tsr_roll": (ST, [T, I32, I64P, I64P, OUT]),
+    "tsr_flip": (ST, [T, I32, I64P, OUT]),
+    "tsr_tril": (ST, [T, c_int64, OUT]),
+    "tsr_triu": (ST, [T, c_int64, OUT]),
+    "tsr_eye": (ST, [c_void_p, c_int64, c_int64, c_int64, I32, Device, OUT]),
     "tsr_matmul": (ST, [T, T, OUT]),
     "tsr_matmul_out": (ST, [T, T, T]),
     "tsr_copy_": (ST, [T, T]),
@@ -213,6 +245,24 @@ _SIGNATURES = {
     "tsr_format_layout": (ST, [T, POINTER(c_void_p)]),
     "tsr_get_finfo": (ST, [I32, POINTER(Finfo)]),
     "tsr_assert_close": (ST, [T, T, c_double, c_double, I32]),
+    # tessera/distributed.h (ABI 1.5): tsr_comm* and tsr_work* as plain ints.
+    "tsr_comm_world": (ST, [T, c_char_p, OUT]),
+    "tsr_comm_split": (ST, [T, I32, I32, OUT]),
+    "tsr_comm_rank": (I32, [T]),
+    "tsr_comm_size": (I32, [T]),
+    "tsr_comm_release": (None, [T]),
+    "tsr_all_reduce": (ST, [T, T, I32, c_void_p, OUT]),
+    "tsr_broadcast": (ST, [T, T, I32, c_void_p, OUT]),
+    "tsr_comm_reduce": (ST, [T, T, I32, I32, c_void_p, OUT]),
+    "tsr_all_gather": (ST, [T, T, T, c_void_p, OUT]),
+    "tsr_reduce_scatter": (ST, [T, T, T, I32, c_void_p, OUT]),
+    "tsr_all_to_all": (ST, [T, T, T, c_void_p, OUT]),
+    "tsr_send": (ST, [T, T, I32, I32, c_void_p, OUT]),
+    "tsr_recv": (ST, [T, T, I32, I32, c_void_p, OUT]),
+    "tsr_barrier": (ST, [T, c_void_p, OUT]),
+    "tsr_work_wait": (ST, [T]),
+    "tsr_work_test": (ST, [T, POINTER(c_int32)]),
+    "tsr_work_release": (None, [T]),
 }
 
 

@@ -11,12 +11,13 @@ Note [The hot path]
   slot store. Scalars become a tsr_scalar by value. Everything else (index
   parsing, argument checks) only runs for calls that need it.
 """
+import ctypes
 import operator
 import struct
 from ctypes import c_int32, c_int64, c_void_p, create_string_buffer
 
 from . import _lib
-from ._lib import C, OP, SLICE_NONE, Scalar, check, error, take_string
+from ._lib import C, MATH_FN, OP, SLICE_NONE, Scalar, check, error, take_string
 from ._types import DTYPES, Size, as_device, as_dtype, bool_, device_of, dtype, float32, float64
 
 _new = object.__new__
@@ -300,6 +301,11 @@ class _MaxResult(_ReturnTypes):
 class _MinResult(_ReturnTypes):
     __slots__ = ()
     _name = "min"
+
+
+class _SortResult(_ReturnTypes):
+    __slots__ = ()
+    _name = "sort"
 
 
 class UntypedStorage:
@@ -871,6 +877,72 @@ class Tensor:
     def __ge__(self, other):
         return _binop(_GE, self, other)
 
+    def __floordiv__(self, other):
+        return _binop(OP["floor_divide"], self, other)
+
+    def __mod__(self, other):
+        return _binop(OP["remainder"], self, other)
+
+    def __and__(self, other):
+        return _binop(OP["bitwise_and"], self, other)
+
+    def __or__(self, other):
+        return _binop(OP["bitwise_or"], self, other)
+
+    def __xor__(self, other):
+        return _binop(OP["bitwise_xor"], self, other)
+
+    def __lshift__(self, other):
+        return _binop(OP["bitwise_left_shift"], self, other)
+
+    def __rshift__(self, other):
+        return _binop(OP["bitwise_right_shift"], self, other)
+
+    def __rfloordiv__(self, other):
+        return _rbinop(OP["floor_divide"], self, other)
+
+    def __rmod__(self, other):
+        return _rbinop(OP["remainder"], self, other)
+
+    def __rand__(self, other):
+        return _rbinop(OP["bitwise_and"], self, other)
+
+    def __ror__(self, other):
+        return _rbinop(OP["bitwise_or"], self, other)
+
+    def __rxor__(self, other):
+        return _rbinop(OP["bitwise_xor"], self, other)
+
+    def __rlshift__(self, other):
+        return _rbinop(OP["bitwise_left_shift"], self, other)
+
+    def __rrshift__(self, other):
+        return _rbinop(OP["bitwise_right_shift"], self, other)
+
+    def __ifloordiv__(self, other):
+        return _inplace(OP["floor_divide"], self, other)
+
+    def __imod__(self, other):
+        return _inplace(OP["remainder"], self, other)
+
+    def __iand__(self, other):
+        return _inplace(OP["bitwise_and"], self, other)
+
+    def __ior__(self, other):
+        return _inplace(OP["bitwise_or"], self, other)
+
+    def __ixor__(self, other):
+        return _inplace(OP["bitwise_xor"], self, other)
+
+    def __ilshift__(self, other):
+        return _inplace(OP["bitwise_left_shift"], self, other)
+
+    def __irshift__(self, other):
+        return _inplace(OP["bitwise_right_shift"], self, other)
+
+    def __invert__(self):
+        return self.bitwise_not()
+
     def __neg__(self):
         return _unop(15, self)
 
@@ -948,6 +1020,100 @@ class Tensor:
     def tanh(self):
         return _unop(22, self)
 
+    def _math(self, name):
+        return _call(C.math, MATH_FN[name], self._h)
+
+    def sin(self):
+        return self._math("sin")
+
+    def cos(self):
+        return self._math("cos")
+
+    def tan(self):
+        return self._math("tan")
+
+    def asin(self):
+        return self._math("asin")
+
+    def acos(self):
+        return self._math("acos")
+
+    def atan(self):
+        return self._math("atan")
+
+    def sinh(self):
+        return self._math("sinh")
+
+    def cosh(self):
+        return self._math("cosh")
+
+    def asinh(self):
+        return self._math("asinh")
+
+    def acosh(self):
+        return self._math("acosh")
+
+    def atanh(self):
+        return self._math("atanh")
+
+    def expm1(self):
+        return self._math("expm1")
+
+    def log1p(self):
+        return self._math("log1p")
+
+    def log2(self):
+        return self._math("log2")
+
+    def log10(self):
+        return self._math("log10")
+
+    def floor(self):
+        return self._math("floor")
+
+    def ceil(self):
+        return self._math("ceil")
+
+    def trunc(self):
+        return self._math("trunc")
+
+    def round(self):
+        return self._math("round")
+
+    def sign(self):
+        return self._math("sign")
+
+    def atan2(self, other):
+        return _binop(OP["atan2"], self, other)
+
+    def floor_divide(self, other):
+        return _binop(OP["floor_divide"], self, other)
+
+    def remainder(self, other):
+        return _binop(OP["remainder"], self, other)
+
+    def bitwise_and(self, other):
+        return _binop(OP["bitwise_and"], self, other)
+
+    def bitwise_or(self, other):
+        return _binop(OP["bitwise_or"], self, other)
+
+    def bitwise_xor(self, other):
+        return _binop(OP["bitwise_xor"], self, other)
+
+    def bitwise_left_shift(self, other):
+        return _binop(OP["bitwise_left_shift"], self, other)
+
+    def bitwise_right_shift(self, other):
+        return _binop(OP["bitwise_right_shift"], self, other)
+
+    def bitwise_not(self):
+        """~x: XOR with all ones (-1 wraps to every bit set; True for bool)."""
+        return _binop(OP["bitwise_xor"], self, True if _dtype(self._h) == 9 else -1)
+
+    def logaddexp(self, other):
+        return _binop(OP["logaddexp"], self, other)
+
     # ---- reductions -----------------------------------------------------------------
 
     def _reduce(self, op, dim, keepdim):
@@ -988,7 +1154,101 @@ class Tensor:
     def argmin(self, dim=None, keepdim=False):
         if _dtype(self._h) == 9:
             raise RuntimeError("argmin: not supported for dtype bool")
-        return self._reversed()._reduce(28, dim, keepdim)
+        return self._reduce(OP["argmin"], dim, keepdim)
+
+    # ---- index ops (ABI 1.5) --------------------------------------------------
+
+    def cumsum(self, dim, dtype=None):
+        code = -1 if dtype is None else as_dtype(dtype)._code
+        return _call(C.cumsum, self._h, int(dim), code)
+
+    def gather(self, dim, index):
+        return _call(C.gather, self._h, int(dim), _tensor_only("gather", index, 2)._h)
+
+    def index_select(self, dim, index):
+        return _call(C.take, self._h, _tensor_only("index_select", index, 2)._h, int(dim))
+
+    def take(self, index):
+        """torch.take: the elements of the flattened tensor at `index`, in index's shape."""
+        index = _tensor_only("take", index, 1)
+        x, i = self.reshape(-1), index.reshape(-1)  # held: the handles must outlive the call
+        return _call(C.take, x._h, i._h, 0).reshape(index.shape)
+
+    def _scatter(self, dim, index, src, add):
+        if not isinstance(src, Tensor):  # a number: as torch's scatter_(dim, index, value)
+            from ._creation import full
+            src = full(tuple(index.shape), src, dtype=self.dtype, device=self.device)
+        st = C.scatter_(self._h, int(dim), _tensor_only("scatter", index, 2)._h, src._h, int(add))
+        if st:
+            raise error(st)
+        return self
+
+    def scatter_(self, dim, index, src, reduce=None):
+        if reduce not in (None, "add"):
+            raise ValueError("scatter_(): reduce must be None or 'add', got %r" % (reduce,))
+        return self._scatter(dim, index, src, reduce == "add")
+
+    def scatter_add_(self, dim, index, src):
+        return self._scatter(dim, index, src, True)
+
+    def scatter(self, dim, index, src, reduce=None):
+        return self.clone().scatter_(dim, index, src, reduce)
+
+    def scatter_add(self, dim, index, src):
+        return self.clone().scatter_add_(dim, index, src)
+
+    def nonzero(self, *, as_tuple=False):
+        rows = _call(C.nonzero, self._h)
+        if not as_tuple:
+            return rows
+        return tuple(rows[:, d] for d in range(max(self.dim(), 1)))
+
+    def _sort(self, dim, descending, stable, want_values, want_indices):
+        o = _lib.SortOptions()
+        o.struct_size = ctypes.sizeof(_lib.SortOptions)
+        o.dim, o.descending, o.stable = int(dim), int(bool(descending)), int(bool(stable))
+        v, i = c_void_p(), c_void_p()
+        st = C.sort(self._h, ctypes.byref(o), v if want_values else None, i if want_indices else None)
+        if st:
+            raise error(st)
+        return (wrap(v.value) if want_values else None), (wrap(i.value) if want_indices else None)
+
+    def sort(self, dim=-1, descending=False, stable=False):
+        return _SortResult(self._sort(dim, descending, stable, True, True))
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        return self._sort(dim, descending, stable, False, True)[1]
+
+    def msort(self):
+        return self._sort(0, False, False, True, False)[0]
+
+    def flip(self, *dims):
+        dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
+        dims = _int_list(list(dims), "dims")
+        return _call(C.flip, self._h, len(dims), (c_int64 * max(len(dims), 1))(*dims))
+
+    def prod(self, dim=None, keepdim=False, dtype=None):
+        t = self if dtype is None else self.to(dtype)
+        return t._reduce(OP["prod"], dim, keepdim)
+
+    def _variance(self, op, dim, unbiased, keepdim, correction):
+        if correction is None:
+            correction = 1 if unbiased else 0
+        o = _lib.ReduceOptions()
+        o.struct_size = ctypes.sizeof(_lib.ReduceOptions)
+        if dim is not None:
+            dims = _int_list([dim] if not isinstance(dim, (tuple, list)) else list(dim), "dim")
+            o.dims = (c_int32 * max(len(dims), 1))(*dims)
+            o.num_dims = len(dims)
+        o.keepdim = int(bool(keepdim))
+        o.correction = float(correction)
+        return _call(C.reduce_ex, op, self._h, ctypes.byref(o))
+
+    def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
+        return self._variance(OP["var"], dim, unbiased, keepdim, correction)
+
+    def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
+        return self._variance(OP["std"], dim, unbiased, keepdim, correction)
 
     def _reversed(self):
         """A tensor whose order is this one's reversed, without overflow, so

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// NONZERO (Note [Kernel contracts], kind COMPACT): the multi-indices of the
+// nonzero elements, row by row in row-major order. Fixed blocks of the
+// input are counted in parallel, their first output rows follow in order,
+// then each block writes its rows in parallel.
+#include <vector>
+
+#include "kernels.hpp"
+#include "parallel.hpp"
+
+namespace tessera::cpu_tbb {
+
+namespace {
+
+constexpr int64_t kCompactBlock = 65536;
+
+template <int Op, int D> struct NonzeroKernel {
+  static void run(Context& ctx, const tsr_kernel_args& a) {
+    check_args(a, D, 1, 0, 0);
+    const tsr_tensor_desc& in = *a.inputs[0];
+    const tsr_tensor_desc& out = *a.output;
+    check_dtype(a, D, in, D, "input 0");
+    check_dtype(a, D, out, TSR_INT64, "output");
+    if (in.ndim < 1 || out.ndim != 2 || out.shape[1] != in.ndim)
+      fail(TSR_ERR_SHAPE, where(a, D) + "the output must be (count, " + std::to_string(in.ndim) +
+                              ") for a " + std::to_string(in.ndim) + "-d input (>= 1-d)");
+    using S = storage_t<D>;
+    const S* x = static_cast<const S*>(in.data) + in.offset;
+    int64_t* y = static_cast<int64_t*>(out.data) + out.offset;
+    const int64_t total = numel_of(in), count = out.shape[0];
+    const int64_t blocks = (total + kCompactBlock - 1) / kCompactBlock;
+    std::vector<int64_t> first(static_cast<size_t>(blocks) + 1, 0);
+    auto nonzero = [](S v) { return load(v) != decltype(load(v))(0); };
+    maybe_parallel(ctx, blocks, total, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t e0 = b * kCompactBlock, e1 = std::min(total, e0 + kCompactBlock);
+        StridedWalk<1> w(in.ndim, in.shape, {in.strides}, e0);
+        int64_t c = 0;
+        for (int64_t e = e0; e < e1; ++e) {
+          c += nonzero(x[w.off[0]]);
+          if (e + 1 < e1) w.next();
+        }
+        first[static_cast<size_t>(b) + 1] = c;
+      }
+    });
+    for (size_t b = 1; b < first.size(); ++b) first[b] += first[b - 1];
+    if (first.back() != count)
+      fail(TSR_ERR_INVALID_ARGUMENT, where(a, D) + "the output has " + std::to_string(count) +
+                                         " rows but the input has " + std::to_string(first.back()) +
+                                         " nonzero elements");
+    maybe_parallel(ctx, blocks, total, 1, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t e0 = b * kCompactBlock, e1 = std::min(total, e0 + kCompactBlock);
+        StridedWalk<1> w(in.ndim, in.shape, {in.strides}, e0);
+        int64_t row = first[static_cast<size_t>(b)];
+        for (int64_t e = e0; e < e1; ++e) {
+          if (nonzero(x[w.off[0]])) {
+            for (int d = 0; d < in.ndim; ++d) y[row * out.strides[0] + d * out.strides[1]] = w.idx[d];
+            ++row;
+          }
+          if (e + 1 < e1) w.next();
+        }
+      }
+    });
+  }
+};
+
+}  // namespace
+
+void add_compact_kernels(KernelList& list) { add_kernels<NonzeroKernel, TSR_OP_NONZERO>(list); }
+
+}  // namespace tessera::cpu_tbb

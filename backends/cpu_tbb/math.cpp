@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// MATH: the elementwise functions of one floating argument chosen by
+// params[0] (enum tsr_math_fn, backends/common/math_ops.hpp), on the
+// compute type. One instantiation per (function, dtype); the function is
+// chosen once per call, outside the loop.
+#include "elementwise.hpp"
+#include "kernels.hpp"
+#include "math_ops.hpp"
+
+namespace tessera::cpu_tbb {
+
+namespace {
+
+template <int Op, int D> struct MathKernel {
+  static void run(Context& ctx, const tsr_kernel_args& a) {
+    check_args(a, D, 1, 0, 1);
+    backend::check_unary_operands("cpu_tbb", a, D, D);
+    const tsr_tensor_desc& out = *a.output;
+    const tsr_tensor_desc& x = *a.inputs[0];
+    using S = storage_t<D>;
+    const bool known = backend::with_math_fn(a.params[0], [&]<int Fn>(std::integral_constant<int, Fn>) {
+      pointwise<S, S>(ctx, out, {&x}, [](S u) { return store<S>(backend::apply_math<Fn>(load(u))); });
+    });
+    if (!known)
+      fail(TSR_ERR_UNSUPPORTED, where(a, D) + "math function " + std::to_string(a.params[0]) + " is not one this plugin knows");
+  }
+};
+
+}  // namespace
+
+void add_math_kernels(KernelList& list) { add_kernels<MathKernel, TSR_OP_MATH>(list); }
+
+}  // namespace tessera::cpu_tbb

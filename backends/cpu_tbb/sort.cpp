@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+// SORT and ARGSORT along params[0], descending when params[1] is 1 (Note
+// [Kernel contracts], kind SORT). Each element becomes an unsigned key whose
+// order is the contract's: floats by their bits with the negative ones
+// flipped, every NaN the largest key, integers with the sign bit flipped;
+// descending flips the key. ARGSORT sorts (key, position) pairs, so it is
+// always stable (it compares -0 and +0 equal, as the contract asks); SORT
+// sorts the keys alone and maps them back (-0 before +0, NaN as one quiet
+// NaN). Many lines: one task per run of lines, std::sort each; one long
+// line: tbb::parallel_sort.
+#include <algorithm>
+#include <bit>
+#include <utility>
+#include <vector>
+
+#include <tbb/parallel_sort.h>
+
+#include "kernels.hpp"
+#include "parallel.hpp"
+
+namespace tessera::cpu_tbb {
+
+namespace {
+
+constexpr int64_t kParallelSortLength = 1 << 16;
+
+template <int D> struct Keys {
+  using C = compute_t<D>;
+  using K = std::conditional_t<(sizeof(C) > 4), uint64_t, uint32_t>;
+  static constexpr K kSign = K(1) << (sizeof(K) * 8 - 1);
+  static constexpr bool floating = std::is_floating_point_v<C>;
+
+  static K bits(C c) {
+    if constexpr (std::is_same_v<C, float>) return std::bit_cast<uint32_t>(c);
+    else return std::bit_cast<uint64_t>(c);
+  }
+  // zero_equal: -0 and +0 get one key (ARGSORT's stability needs it).
+  static K map(C c, bool zero_equal) {
+    if constexpr (floating) {
+      if (c != c) return ~K(0);
+      if (zero_equal && c == C(0)) c = C(0);
+      const K b = bits(c);
+      return (b & kSign) != 0 ? ~b : (b | kSign);
+    } else if constexpr (std::is_same_v<C, bool>) {
+      return K(c);
+    } else if constexpr (std::is_signed_v<C>) {
+      return static_cast<K>(static_cast<std::make_signed_t<K>>(c)) ^ kSign;
+    } else {
+      return static_cast<K>(c);
+    }
+  }
+  static C unmap(K k) {
+    if constexpr (floating) {
+      const K b = (k & kSign) != 0 ? (k ^ kSign) : ~k;
+      if constexpr (std::is_same_v<C, float>) return std::bit_cast<float>(static_cast<uint32_t>(b));
+      else return std::bit_cast<double>(static_cast<uint64_t>(b));
+    } else if constexpr (std::is_same_v<C, bool>) {
+      return k != 0;
+    } else if constexpr (std::is_signed_v<C>) {
+      return static_cast<C>(static_cast<std::make_signed_t<K>>(k ^ kSign));
+    } else {
+      return static_cast<C>(k);
+    }
+  }
+};
+
+template <class V> void sort_buffer(Context& ctx, std::vector<V>& buf, bool parallel) {
+  if (parallel) ctx.parallel([&] { tbb::parallel_sort(buf.begin(), buf.end()); });
+  else std::sort(buf.begin(), buf.end());
+}
+
+template <int Op, int D> struct SortKernel {
+  static constexpr bool kArg = Op == TSR_OP_ARGSORT;
+  using S = storage_t<D>;
+  using KeyT = Keys<D>;
+  using K = typename KeyT::K;
+  // ARGSORT's entries: a 32-bit key and position packed in one word, else a pair.
+  using Entry = std::conditional_t<(sizeof(K) == 4), uint64_t, std::pair<uint64_t, int64_t>>;
+
+  static void line(Context& ctx, const S* x, int64_t si, void* out, int64_t so, int64_t n, bool descending,
+                   bool parallel, std::vector<K>& keys, std::vector<Entry>& entries) {
+    if constexpr (!kArg) {
+      keys.resize(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        const K k = KeyT::map(load(x[i * si]), false);
+        keys[static_cast<size_t>(i)] = descending ? ~k : k;
+      }
+      sort_buffer(ctx, keys, parallel);
+      S* y = static_cast<S*>(out);
+      for (int64_t i = 0; i < n; ++i) {
+        const K k = keys[static_cast<size_t>(i)];
+        y[i * so] = store<S>(KeyT::unmap(descending ? ~k : k));
+      }
+    } else {
+      entries.resize(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        K k = KeyT::map(load(x[i * si]), true);
+        if (descending) k = ~k;
+        if constexpr (sizeof(K) == 4) entries[static_cast<size_t>(i)] = (uint64_t{k} << 32) | static_cast<uint64_t>(i);
+        else entries[static_cast<size_t>(i)] = {k, i};
+      }
+      sort_buffer(ctx, entries, parallel);
+      int64_t* y = static_cast<int64_t*>(out);
+      for (int64_t i = 0; i < n; ++i) {
+        const Entry& e = entries[static_cast<size_t>(i)];
+        if constexpr (sizeof(K) == 4) y[i * so] = static_cast<int64_t>(e & 0xFFFFFFFFu);
+        else y[i * so] = e.second;
+      }
+    }
+  }
+
+  static void run(Context& ctx, const tsr_kernel_args& a) {
+    check_args(a, D, 1, 0, 2);
+    backend::check_unary_operands("cpu_tbb", a, D, kArg ? TSR_INT64 : D);
+    const tsr_tensor_desc& in = *a.inputs[0];
+    const tsr_tensor_desc& out = *a.output;
+    const AlongDim along(a, D, in, out, a.params[0]);
+    const LineSet& lines = along.lines;
+    const int64_t dim = along.dim;
+    const bool descending = a.params[1] != 0;
+    const int64_t n = lines.length;
+    if (lines.count == 0 || n == 0) return;
+    if constexpr (kArg && sizeof(K) == 4) {
+      if (n > int64_t{0xFFFFFFFF}) fail(TSR_ERR_INVALID_ARGUMENT, where(a, D) + "a line longer than 2^32 - 1 elements");
+    }
+    const S* x = static_cast<const S*>(in.data) + in.offset;
+    char* y = static_cast<char*>(out.data) + out.offset * static_cast<int64_t>(kArg ? sizeof(int64_t) : sizeof(S));
+    const size_t out_item = kArg ? sizeof(int64_t) : sizeof(S);
+    const bool one_long_line = lines.count == 1 && n >= kParallelSortLength && ctx.threads > 1;
+    maybe_parallel(ctx, one_long_line ? 1 : lines.count, lines.count * n * 8, 1, [&](int64_t l0, int64_t l1) {
+      std::vector<K> keys;
+      std::vector<Entry> entries;
+      StridedWalk<2> w(lines.ndim, lines.shape, {along.in_strides, along.out_strides}, l0);
+      for (int64_t l = l0; l < l1; ++l) {
+        line(ctx, x + w.off[0], in.strides[dim], y + w.off[1] * static_cast<int64_t>(out_item), out.strides[dim], n,
+             descending, one_long_line, keys, entries);
+        if (l + 1 < l1) w.next();
+      }
+    });
+  }
+};
+
+}  // namespace
+
+void add_sort_kernels(KernelList& list) { add_kernels<SortKernel, TSR_OP_SORT, TSR_OP_ARGSORT>(list); }
+
+}  // namespace tessera::cpu_tbb

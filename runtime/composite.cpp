@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+// Note [Composites]
+//   An op whose role is TSR_OP_ROLE_COMPOSITE (TSR_OP_TABLE, tessera/ops.h)
+//   runs as a short sequence of primitive kernels on the same device when
+//   the device's plugin has no kernel of its own for it (launch, in
+//   dispatch.cpp, comes here; a native kernel always wins). Each
+//   decomposition works on the descriptors launch was given, so every
+//   caller (out=, in place, views) gets it alike, and follows the op's
+//   contract in Note [Kernel contracts]. Temporaries are fresh tensors on
+//   the device (the caching allocators make them cheap); constants are
+//   0-d device tensors broadcast with stride 0. Writing into the output
+//   and reading it back in the next step is allowed: an input that is
+//   exactly the output is part of every kernel's contract. Nothing goes
+//   through the host.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "composite.hpp"
+#include "error.hpp"
+#include "ops.hpp"
+
+namespace tessera::rt {
+
+namespace {
+
+struct Composer {
+  tsr_runtime& rt;
+  tsr_device device;
+  std::vector<TensorRef> keep;  // temporaries and constants, alive until the composite returns
+
+  // A fresh tensor of desc's shape (row-major), in `dtype`.
+  tsr_tensor_desc temporary(const tsr_tensor_desc& like, int32_t dtype) {
+    keep.push_back(empty(rt, like.ndim, like.shape, dtype, device));
+    tsr_tensor_desc d;
+    fill_desc(*keep.back(), d);
+    return d;
+  }
+  // `value` in `dtype`, read as like's shape (stride 0 everywhere).
+  tsr_tensor_desc constant(const tsr_tensor_desc& like, int32_t dtype, tsr_scalar value) {
+    keep.push_back(empty(rt, 0, nullptr, dtype, device));
+    fill_wrapping(*keep.back(), value);
+    tsr_tensor_desc d;
+    fill_desc_broadcast(*keep.back(), like.ndim, like.shape, d);
+    return d;
+  }
+  // d read as `shape` of the same ndim: its size-1 dims broadcast.
+  static tsr_tensor_desc broadcast(const tsr_tensor_desc& d, const tsr_tensor_desc& like) {
+    tsr_tensor_desc b = d;
+    for (int32_t i = 0; i < d.ndim; ++i)
+      if (d.shape[i] != like.shape[i]) b.shape[i] = like.shape[i], b.strides[i] = 0;
+    return b;
+  }
+  void run(int32_t op, int32_t key, std::initializer_list<const tsr_tensor_desc*> in, const tsr_tensor_desc& out,
+           const KernelParams& extra = {}) {
+    launch(rt, device, op, key, in, out, extra);
+  }
+};
+
+int64_t numel_of(const tsr_tensor_desc& d) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < d.ndim; ++i) n *= d.shape[i];
+  return n;
+}
+
+void variance(Composer& c, int32_t op, int32_t key, const tsr_tensor_desc& x, const tsr_tensor_desc& out,
+              const KernelParams& extra) {
+  const double correction = extra.scalars.empty() ? 1.0 : extra.scalars[0].f;
+  const int64_t n = numel_of(out) > 0 ? numel_of(x) / numel_of(out) : 0;
+  const KernelParams reduce_params{.params = extra.params};
+  const tsr_tensor_desc mean = c.temporary(out, key);
+  c.run(TSR_OP_SUM, key, {&x}, mean, reduce_params);
+  const tsr_tensor_desc count = c.constant(out, key, make_scalar(static_cast<double>(n)));
+  c.run(TSR_OP_DIV, key, {&mean, &count}, mean);
+  const tsr_tensor_desc mean_b = Composer::broadcast(mean, x);
+  const tsr_tensor_desc dev = c.temporary(x, key);
+  c.run(TSR_OP_SUB, key, {&x, &mean_b}, dev);
+  c.run(TSR_OP_MUL, key, {&dev, &dev}, dev);
+  c.run(TSR_OP_SUM, key, {&dev}, out, reduce_params);
+  const tsr_tensor_desc dof =
+      c.constant(out, key, make_scalar(std::max(0.0, static_cast<double>(n) - correction)));
+  c.run(TSR_OP_DIV, key, {&out, &dof}, out);
+  if (op == TSR_OP_STD) c.run(TSR_OP_SQRT, key, {&out}, out);
+}
+
+}  // namespace
+
+void run_composite(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key,
+                   std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& out,
+                   const KernelParams& extra) {
+  Composer c{rt, device, {}};
+  const tsr_tensor_desc* const* in = inputs.begin();
+  switch (op) {
+    case TSR_OP_GT: c.run(TSR_OP_LT, key, {in[1], in[0]}, out); return;
+    case TSR_OP_GE: c.run(TSR_OP_LE, key, {in[1], in[0]}, out); return;
+    case TSR_OP_RELU: {
+      // maximum(0, a): NaN and -0 pass through (the second operand wins ties).
+      const tsr_tensor_desc zero = c.constant(out, key, make_scalar_int(0));
+      c.run(TSR_OP_MAXIMUM, key, {&zero, in[0]}, out);
+      return;
+    }
+    case TSR_OP_SIGMOID: {
+      // 1 / (1 + exp(-a)): exp overflows to inf for very negative a, giving 0.
+      const tsr_tensor_desc one = c.constant(out, key, make_scalar(1.0));
+      c.run(TSR_OP_NEG, key, {in[0]}, out);
+      c.run(TSR_OP_EXP, key, {&out}, out);
+      c.run(TSR_OP_ADD, key, {&out, &one}, out);
+      c.run(TSR_OP_DIV, key, {&one, &out}, out);
+      return;
+    }
+    case TSR_OP_MEAN: {
+      c.run(TSR_OP_SUM, key, {in[0]}, out, {.params = extra.params});
+      const int64_t n = numel_of(*in[0]) / numel_of(out);
+      const tsr_tensor_desc count = c.constant(out, key, make_scalar(static_cast<double>(n)));
+      c.run(TSR_OP_DIV, key, {&out, &count}, out);
+      return;
+    }
+    case TSR_OP_ARGMIN: {
+      // argmax of an order-reversing map: -a keeps NaN (which wins both);
+      // ~a = -a - 1 reverses the integers, signed and unsigned, without overflow.
+      const tsr_tensor_desc flipped = c.temporary(*in[0], key);
+      if (tsr_dtype_is_floating(key)) {
+        c.run(TSR_OP_NEG, key, {in[0]}, flipped);
+      } else {
+        const tsr_tensor_desc ones = c.constant(*in[0], key, make_scalar_int(-1));
+        c.run(TSR_OP_BITWISE_XOR, key, {in[0], &ones}, flipped);
+      }
+      c.run(TSR_OP_ARGMAX, key, {&flipped}, out, {.params = extra.params});
+      return;
+    }
+    case TSR_OP_LOGADDEXP: {
+      // max(a, b) + log1p(exp(-|a - b|)); where a == b (equal infinities
+      // included, whose difference is NaN), a + log(2).
+      const tsr_tensor_desc m = c.temporary(out, key), d = c.temporary(out, key);
+      const tsr_tensor_desc eq = c.temporary(out, TSR_BOOL);
+      c.run(TSR_OP_MAXIMUM, key, {in[0], in[1]}, m);
+      c.run(TSR_OP_SUB, key, {in[0], in[1]}, d);
+      c.run(TSR_OP_ABS, key, {&d}, d);
+      c.run(TSR_OP_NEG, key, {&d}, d);
+      c.run(TSR_OP_EXP, key, {&d}, d);
+      const int64_t log1p[1] = {TSR_MATH_LOG1P};
+      c.run(TSR_OP_MATH, key, {&d}, d, {.params = log1p});
+      c.run(TSR_OP_ADD, key, {&m, &d}, d);
+      c.run(TSR_OP_EQ, key, {in[0], in[1]}, eq);
+      const tsr_tensor_desc ln2 = c.constant(out, key, make_scalar(0.69314718055994530942));
+      c.run(TSR_OP_ADD, key, {in[0], &ln2}, m);
+      c.run(TSR_OP_WHERE, key, {&eq, &m, &d}, out);
+      return;
+    }
+    case TSR_OP_VAR:
+    case TSR_OP_STD: variance(c, op, key, *in[0], out, extra); return;
+    default:
+      fail(TSR_ERR_INTERNAL, op_label(op) + " is marked composite in TSR_OP_TABLE but the runtime has no "
+                                            "decomposition for it (runtime/composite.cpp)");
+  }
+}
+
+}  // namespace tessera::rt

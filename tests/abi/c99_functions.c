@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The functions of ABI 1.5 from C99, one or more of every category: an
+ * elementwise function (tsr_math), a binary op of the new ones (floor
+ * division), a statistical reduction with options (tsr_reduce_ex: var),
+ * a cumulative sum, take, gather, scatter, sort and argsort, nonzero;
+ * each result checked against values written here, and each bad call
+ * checked for its status and message. Exit status 0 when all hold. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "c99_check.h"
+#include "tessera/tessera.h"
+
+/* The call fails with `status` and a message containing `words`. */
+#define CHECK_FAILS(call, status, words)                                                          \
+  do {                                                                                            \
+    tsr_status st_ = (call);                                                                      \
+    if (st_ != (status) || strstr(tsr_last_error_message(), (words)) == NULL) {                   \
+      fprintf(stderr, "%s:%d: %s gave %s \"%s\", expected %s with \"%s\"\n", __FILE__, __LINE__, \
+              #call, tsr_status_name(st_), tsr_last_error_message(), #status, words);             \
+      ++failures;                                                                                 \
+    }                                                                                             \
+  } while (0)
+
+static tsr_runtime* rt;
+static tsr_device cpu;
+
+static tsr_tensor* doubles(const double* values, int32_t ndim, const int64_t* shape) {
+  tsr_tensor* t = NULL;
+  CHECK_OK(tsr_from_host(rt, values, ndim, shape, TSR_FLOAT64, cpu, &t));
+  return t;
+}
+
+static tsr_tensor* longs(const int64_t* values, int32_t ndim, const int64_t* shape) {
+  tsr_tensor* t = NULL;
+  CHECK_OK(tsr_from_host(rt, values, ndim, shape, TSR_INT64, cpu, &t));
+  return t;
+}
+
+/* t's elements (row-major) equal `want` (n of them, as doubles). */
+static void expect(tsr_tensor* t, const double* want, int64_t n, const char* what) {
+  double got[64];
+  tsr_tensor* d = NULL;
+  int64_t i;
+  if (t == NULL || tsr_tensor_numel(t) != n || n > 64) {
+    fprintf(stderr, "%s: wrong size\n", what);
+    ++failures;
+    return;
+  }
+  CHECK_OK(tsr_to_dtype(t, TSR_FLOAT64, &d));
+  CHECK_OK(tsr_read(d, got, (size_t)n * sizeof(double)));
+  for (i = 0; i < n; ++i)
+    if (!(got[i] == want[i] || (isnan(got[i]) && isnan(want[i])) || fabs(got[i] - want[i]) < 1e-12)) {
+      fprintf(stderr, "%s: element %ld is %.17g, expected %.17g\n", what, (long)i, got[i], want[i]);
+      ++failures;
+      break;
+    }
+  tsr_tensor_release(d);
+}
+
+int main(int argc, char** argv) {
+  tsr_runtime_options opts = TSR_RUNTIME_OPTIONS_INIT;
+  tsr_reduce_options ropts = TSR_REDUCE_OPTIONS_INIT;
+  tsr_sort_options sopts = TSR_SORT_OPTIONS_INIT;
+  const int64_t six[1] = {6}, two_three[2] = {2, 3}, two[1] = {2}, one_two[2] = {1, 2};
+  const double x_data[6] = {2.5, -1.5, 0.5, 4.0, -0.0, 7.0};
+  const int64_t idx_data[2] = {-1, 0}, gidx_data[2] = {2, -3};
+  const int32_t dim1[1] = {1};
+  tsr_tensor *x = NULL, *m = NULL, *y = NULL, *z = NULL, *idx = NULL, *values = NULL, *indices = NULL;
+  tsr_tensor *src = NULL, *nz = NULL;
+
+  opts.config_path = argc > 1 ? argv[1] : NULL;
+  if (tsr_runtime_create(&opts, &rt) != TSR_OK) {
+    fprintf(stderr, "runtime: %s\n", tsr_last_error_message());
+    return 1;
+  }
+  CHECK_OK(tsr_device_parse(rt, "cpu", &cpu));
+  x = doubles(x_data, 1, six);
+
+  /* Elementwise: round (half to even) and floor division. */
+  CHECK_OK(tsr_math(TSR_MATH_ROUND, x, &y));
+  {
+    const double want[6] = {2.0, -2.0, 0.0, 4.0, -0.0, 7.0};
+    expect(y, want, 6, "round");
+  }
+  tsr_tensor_release(y);
+  y = NULL;
+  CHECK_FAILS(tsr_math(99, x, &y), TSR_ERR_INVALID_ARGUMENT, "math function 99");
+  CHECK(y == NULL);
+  CHECK_OK(tsr_binary_scalar(TSR_OP_FLOOR_DIVIDE, x, tsr_scalar_float(2.0), 0, &y));
+  {
+    const double want[6] = {1.0, -1.0, 0.0, 2.0, -0.0, 3.0};
+    expect(y, want, 6, "floor_divide");
+  }
+  tsr_tensor_release(y);
+  y = NULL;
+  CHECK_FAILS(tsr_binary(TSR_OP_BITWISE_AND, x, x, &y), TSR_ERR_TYPE, "integer and bool dtypes only");
+
+  /* Statistics: var with correction 0 over dim 1 of the (2, 3) view. */
+  CHECK_OK(tsr_view(x, 2, two_three, &m));
+  ropts.dims = dim1;
+  ropts.num_dims = 1;
+  ropts.correction = 0.0;
+  CHECK_OK(tsr_reduce_ex(TSR_OP_VAR, m, &ropts, &y));
+  {
+    const double want[2] = {(2.5 * 2.5 + 1.5 * 1.5 + 0.5 * 0.5) / 3 - (1.5 / 3) * (1.5 / 3),
+                            (16.0 + 0.0 + 49.0) / 3 - (11.0 / 3) * (11.0 / 3)};
+    expect(y, want, 2, "var");
+  }
+  tsr_tensor_release(y);
+  y = NULL;
+  ropts.struct_size = 4;
+  CHECK_FAILS(tsr_reduce_ex(TSR_OP_VAR, m, &ropts, &y), TSR_ERR_INVALID_ARGUMENT, "struct_size");
+  CHECK(tsr_struct_size(TSR_STRUCT_REDUCE_OPTIONS) == TSR_REDUCE_OPTIONS_STRUCT_SIZE);
+
+  /* Cumulative sum along the last dim, into int64 for integers. */
+  CHECK_OK(tsr_cumsum(m, -1, TSR_DTYPE_UNDEFINED, &y));
+  {
+    const double want[6] = {2.5, 1.0, 1.5, 4.0, 4.0, 11.0};
+    expect(y, want, 6, "cumsum");
+  }
+  tsr_tensor_release(y);
+  y = NULL;
+  CHECK_FAILS(tsr_cumsum(m, 2, TSR_DTYPE_UNDEFINED, &y), TSR_ERR_INDEX, "Dimension out of range");
+
+  /* Indexing: take along dim 1, gather, scatter, and a bad index. */
+  idx = longs(idx_data, 1, two);
+  CHECK_OK(tsr_take(m, idx, 1, &y));
+  {
+    const double want[4] = {0.5, 2.5, 7.0, 4.0};
+    expect(y, want, 4, "take");
+  }
+  tsr_tensor_release(y);
+  y = NULL;
+  {
+    tsr_tensor* g = longs(gidx_data, 2, one_two);
+    CHECK_OK(tsr_gather(m, 1, g, &y));
+    {
+      const double want[2] = {0.5, 2.5};
+      expect(y, want, 2, "gather");
+    }
+    tsr_tensor_release(y);
+    y = NULL;
+    CHECK_OK(tsr_full(rt, 2, one_two, tsr_scalar_float(9.0), TSR_FLOAT64, cpu, &src));
+    CHECK_OK(tsr_clone(m, &z));
+    CHECK_OK(tsr_scatter_(z, 1, g, src, 0));
+    {
+      const double want[6] = {9.0, -1.5, 9.0, 4.0, -0.0, 7.0};
+      expect(z, want, 6, "scatter_");
+    }
+    tsr_tensor_release(g);
+  }
+  {
+    const int64_t bad_data[2] = {3, 0};
+    tsr_tensor* bad = longs(bad_data, 1, two);
+    CHECK_FAILS(tsr_take(m, bad, 1, &y), TSR_ERR_INDEX, "index 3 is out of bounds for dimension 1 with size 3");
+    CHECK_FAILS(tsr_take(m, x, 1, &y), TSR_ERR_TYPE, "integer index");
+    tsr_tensor_release(bad);
+  }
+
+  /* Sorting: values and stable indices, descending. */
+  sopts.descending = 1;
+  sopts.stable = 1;
+  CHECK_OK(tsr_sort(x, &sopts, &values, &indices));
+  {
+    const double want_v[6] = {7.0, 4.0, 2.5, 0.5, -0.0, -1.5};
+    const double want_i[6] = {5, 3, 0, 2, 4, 1};
+    expect(values, want_v, 6, "sort values");
+    expect(indices, want_i, 6, "sort indices");
+  }
+  CHECK_FAILS(tsr_sort(x, &sopts, NULL, NULL), TSR_ERR_INVALID_ARGUMENT, "both NULL");
+
+  /* Searching: nonzero of the (2, 3) view (-0 is zero). */
+  CHECK_OK(tsr_nonzero(m, &nz));
+  {
+    const double want[10] = {0, 0, 0, 1, 0, 2, 1, 0, 1, 2};
+    expect(nz, want, 10, "nonzero");
+  }
+
+  tsr_tensor_release(nz);
+  tsr_tensor_release(values);
+  tsr_tensor_release(indices);
+  tsr_tensor_release(src);
+  tsr_tensor_release(z);
+  tsr_tensor_release(idx);
+  tsr_tensor_release(m);
+  tsr_tensor_release(x);
+  CHECK(tsr_runtime_destroy(rt) == TSR_OK);
+  if (failures == 0) printf("c99_functions: all checks passed\n");
+  return failures == 0 ? 0 : 1;
+}
