@@ -72,5 +72,5 @@ clean:
 # only what it runs; writes $(BUILD)/bench/results.json and prints the ratios.
 .PHONY: bench
 bench: configure
-	cmake --build $(BUILD) -j $(JOBS) --target tessera_bench tessera_tool
+	cmake --build $(BUILD) -j $(JOBS) --target tessera_bench tessera_tool mpi mpi_allreduce
 	/usr/bin/python3 bench/run.py --build $(BUILD)

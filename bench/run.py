@@ -195,6 +195,64 @@ TARGETS = {
 }
 
 
+# all_reduce on 2 ranks under mpirun (float32, sum, in place): `tessera
+# allreduce-bench` (tsr_all_reduce through mpi.so) beside torch.distributed
+# with gloo (bench/gloo_allreduce.py) and bare MPI_Allreduce
+# (bench/mpi_allreduce.c), the three jobs taking turns round after round.
+# In the records "torch" is gloo and "mpi" bare MPI; the targets (RESULTS.md):
+# bus bandwidth >= 0.95x MPI's and >= 1.0x gloo's from 1 MiB up, and at 4 KiB
+# a latency within 2 us of MPI's.
+ALL_REDUCE = {"all_reduce_4KiB": 4096, "all_reduce_1MiB": 1 << 20, "all_reduce_64MiB": 64 << 20}
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "OMPI_MCA_btl": "self,vader",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+
+
+def all_reduce_samples(build, rounds):
+    """{workload: {"tessera": [s], "torch": [s], "mpi": [s]}}, seconds per call."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    config = os.path.join(build, "share", "tessera", "configs", "mpi.json")
+    sizes = sorted(ALL_REDUCE.values())
+    jobs = {
+        "tessera": [os.path.join(build, "bin", "tessera"), "--config", config, "allreduce-bench", "--json",
+                    "--min-bytes", str(sizes[0]), "--max-bytes", str(sizes[-1])],
+        "mpi": [os.path.join(build, "bin", "mpi_allreduce"), str(sizes[0]), str(sizes[-1])],
+        "torch": ["/usr/bin/python3", os.path.join(here, "gloo_allreduce.py"), str(sizes[0]), str(sizes[-1])],
+    }
+    env = dict(os.environ, **MPI_ENV)
+    samples = {name: {lib: [] for lib in jobs} for name in ALL_REDUCE}
+    for _ in range(rounds):
+        for lib, cmd in jobs.items():
+            out = subprocess.run(["mpirun", "-np", "2"] + cmd, check=True, stdout=subprocess.PIPE, text=True,
+                                 env=env).stdout
+            rows = {r["bytes"]: r for r in (json.loads(l) for l in out.splitlines() if l.startswith("{"))}
+            for name, nbytes in ALL_REDUCE.items():
+                if rows[nbytes]["wrong"]:
+                    raise RuntimeError("%s: %s gave %d wrong elements" % (name, lib, rows[nbytes]["wrong"]))
+                samples[name][lib].append(rows[nbytes]["time_us"] * 1e-6)
+    return samples
+
+
+def print_all_reduce(records):
+    """The all_reduce table: times, bus bandwidths (2 ranks: busbw = algbw), targets."""
+    met_all = True
+    print("%-18s %11s %11s %11s %10s %10s  %s" % ("workload", "tessera", "gloo", "mpi", "vs mpi", "vs gloo",
+                                                  "target"))
+    for r in records:
+        t, gloo, mpi = r["tessera"], r["torch"], r["mpi"]
+        if ALL_REDUCE[r["workload"]] < (1 << 20):
+            met = t - mpi <= 2e-6
+            target = "latency <= mpi + 2 us (%+.2f us)" % ((t - mpi) * 1e6)
+        else:
+            met = mpi / t >= 0.95 and gloo / t >= 1.0
+            target = "busbw >= 0.95x mpi, >= 1.0x gloo"
+        met_all = met_all and met
+        print("%-18s %11s %11s %11s %9.2fx %9.2fx  %s %s" % (r["workload"], fmt_time(t), fmt_time(gloo),
+                                                         fmt_time(mpi), mpi / t, gloo / t, target,
+                                                         "ok" if met else "MISSED"))
+    print("vs = reference time / tessera time = tessera's bus bandwidth / the reference's (2 ranks)")
+    return met_all
+
+
 def log(*args):
     print(*args, file=sys.stderr, flush=True)
 
@@ -316,6 +374,7 @@ def print_table(records):
     print("speedup = min(torch, numpy) / tessera (> 1: Tessera is faster); median seconds per iteration;")
     print("target ratios in parentheses: this run's tessera / reference (<=) or reference / tessera (>=)")
     print("all targets met" if met_all else "some targets MISSED (see bench/RESULTS.md)")
+    return met_all
 
 
 def machine():
@@ -335,6 +394,7 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated workloads to run (default: all)")
     args = ap.parse_args()
     names = [n for n in WORKLOADS if not args.only or n in args.only.split(",")]
+    reduce_names = [n for n in ALL_REDUCE if not args.only or n in args.only.split(",")]
 
     import numpy as np
     import torch
@@ -367,6 +427,17 @@ def main():
             name, fmt_time(record["tessera"]), fmt_time(record["torch"]), fmt_time(record["numpy"]),
             time.time() - started))
 
+    if reduce_names:
+        reduce_samples = all_reduce_samples(args.build, args.rounds)
+        for name in reduce_names:
+            record = {"workload": name, "numpy": None}
+            for lib in ("tessera", "torch", "mpi"):
+                record[lib] = statistics.median(reduce_samples[name][lib])
+            records.append(record)
+            log("%-26s tessera %-10s gloo %-10s mpi %-10s (%.0f s so far)" % (
+                name, fmt_time(record["tessera"]), fmt_time(record["torch"]), fmt_time(record["mpi"]),
+                time.time() - started))
+
     out_dir = os.path.join(args.build, "bench")
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "results.json")
@@ -379,7 +450,11 @@ def main():
     print("load average (1, 5, 15 min): %.2f %.2f %.2f before, %.2f %.2f %.2f after" % (load_before + os.getloadavg()))
     print("torch %s and numpy %s at %d threads; %d rounds x %d repetitions of >= %.1f s; %.0f s in all" % (
         torch.__version__, np.__version__, THREADS, args.rounds, REPS, MIN_TIME, time.time() - started))
-    print_table(records)
+    met = print_table([r for r in records if r["workload"] not in ALL_REDUCE])
+    reduce_records = [r for r in records if r["workload"] in ALL_REDUCE]
+    if reduce_records:
+        print()
+        met = print_all_reduce(reduce_records) and met
     print("results: %s" % path)
     return 0
 

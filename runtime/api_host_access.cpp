@@ -100,6 +100,15 @@ tsr_scalar read_item(const tsr_tensor& t) {
     case TSR_INT16: { int16_t v; std::memcpy(&v, bytes, 2); s.i = v; break; }
     case TSR_INT32: { int32_t v; std::memcpy(&v, bytes, 4); s.i = v; break; }
     case TSR_INT64: std::memcpy(&s.i, bytes, 8); break;
+    case TSR_UINT16: { uint16_t v; std::memcpy(&v, bytes, 2); s.i = v; break; }
+    case TSR_UINT32: { uint32_t v; std::memcpy(&v, bytes, 4); s.i = v; break; }
+    case TSR_UINT64: {  // i holds the bits (from 2^63 on: negative), f the value (tsr_item)
+      uint64_t v;
+      std::memcpy(&v, bytes, 8);
+      s.i = static_cast<int64_t>(v);
+      s.f = static_cast<double>(v);
+      return s;
+    }
     default: s.i = bytes[0] != 0; break;
   }
   s.f = static_cast<double>(s.i);

@@ -59,6 +59,7 @@ const char* tsr_status_name(tsr_status status) {
     case TSR_ERR_LOAD: return "TSR_ERR_LOAD";
     case TSR_ERR_CONFIG: return "TSR_ERR_CONFIG";
     case TSR_ERR_INTERNAL: return "TSR_ERR_INTERNAL";
+    case TSR_ERR_TIMEOUT: return "TSR_ERR_TIMEOUT";
   }
   return "TSR_ERR_UNKNOWN";
 }
@@ -81,6 +82,10 @@ tsr_status tsr_runtime_destroy(tsr_runtime* rt) {
                                          std::to_string(storages) +
                                          " storage(s) still alive; nothing was freed: release them, then call "
                                          "tsr_runtime_destroy again");
+    if (const int64_t comms = rt->live_comms.load(); comms != 0)
+      fail(TSR_ERR_INVALID_ARGUMENT, "tsr_runtime_destroy: " + std::to_string(comms) +
+                                         " communicator(s) still alive (tsr_comm, or a tsr_work holding one); "
+                                         "nothing was freed: release them, then call tsr_runtime_destroy again");
     delete rt;
   });
 }

@@ -141,7 +141,15 @@ std::string compare_close(const HostTensor& actual, const HostTensor& expected, 
                             index_tuple(actual.ndim, actual.shape, ri), rtol);
   }
 
-  // Integral and bool: compared as int64.
+  // Integral and bool: compared as int64, torch's wrapping difference; a
+  // uint64 (which torch lacks) as its exact value.
+  const bool unsigned64 = expected.dtype == TSR_UINT64;
+  auto value = [&](int64_t v) { return unsigned64 ? static_cast<float>(static_cast<uint64_t>(v)) : static_cast<float>(v); };
+  auto error = [&](int64_t x, int64_t y) -> __int128 {
+    if (!unsigned64) return wrapping_abs(wrapping_sub(x, y));
+    const __int128 d = exact_integer(actual.dtype, x) - exact_integer(expected.dtype, y);
+    return d < 0 ? -d : d;
+  };
   std::vector<int64_t> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
   std::vector<bool> mismatch(static_cast<size_t>(n));
   int64_t mismatches = 0;
@@ -152,8 +160,8 @@ std::string compare_close(const HostTensor& actual, const HostTensor& expected, 
     if (!close && !zero_tolerance) {
       // rtol * other and atol + ... give float32 tensors; the int64 error is
       // compared after conversion to float32.
-      const float allowed = static_cast<float>(atol) + std::fabs(static_cast<float>(rtol) * static_cast<float>(b[i]));
-      close = static_cast<float>(wrapping_abs(wrapping_sub(a[i], b[i]))) <= allowed;
+      const float allowed = static_cast<float>(atol) + std::fabs(static_cast<float>(rtol) * value(b[i]));
+      close = static_cast<float>(error(a[i], b[i])) <= allowed;
     }
     mismatch[i] = !close;
     mismatches += !close;
@@ -161,25 +169,26 @@ std::string compare_close(const HostTensor& actual, const HostTensor& expected, 
   if (mismatches == 0) return "";
   if (actual.ndim == 0) {
     // Python ints: exact difference, true division rounded to double.
-    const __int128 diff = static_cast<__int128>(a[0]) - static_cast<__int128>(b[0]);
+    const __int128 exact_a = exact_integer(actual.dtype, a[0]), exact_b = exact_integer(expected.dtype, b[0]);
+    const __int128 diff = exact_a - exact_b;
     const __int128 abs_diff = diff < 0 ? -diff : diff;
-    const __int128 abs_b = b[0] < 0 ? -static_cast<__int128>(b[0]) : static_cast<__int128>(b[0]);
+    const __int128 abs_b = exact_b < 0 ? -exact_b : exact_b;
     const double rel_diff = b[0] == 0 ? INFINITY
                                       : static_cast<double>(static_cast<long double>(abs_diff) /
                                                             static_cast<long double>(abs_b));
     return mismatch_message("Scalars", "", int128_string(abs_diff), "", atol, python_float_repr(rel_diff), "", rtol);
   }
-  std::vector<int64_t> abs_diff(static_cast<size_t>(n), 0);
+  std::vector<__int128> abs_diff(static_cast<size_t>(n), 0);
   std::vector<float> rel_diff(static_cast<size_t>(n), 0.0f);
   for (int64_t i = 0; i < n; ++i) {
     if (!mismatch[i]) continue;
-    abs_diff[i] = wrapping_abs(wrapping_sub(a[i], b[i]));
-    rel_diff[i] = static_cast<float>(abs_diff[i]) / static_cast<float>(wrapping_abs(b[i]));
+    abs_diff[i] = error(a[i], b[i]);
+    rel_diff[i] = static_cast<float>(abs_diff[i]) / (unsigned64 ? value(b[i]) : static_cast<float>(wrapping_abs(b[i])));
   }
   const int64_t ai = argmax_first(abs_diff), ri = argmax_first(rel_diff);
   const std::string extra = extra_prefix + std::to_string(mismatches) + " / " + std::to_string(n) + " (" +
                             python_fixed(static_cast<double>(mismatches) / static_cast<double>(n) * 100.0, 1) + "%)";
-  return mismatch_message("Tensor-likes", extra, std::to_string(abs_diff[ai]),
+  return mismatch_message("Tensor-likes", extra, int128_string(abs_diff[ai]),
                           index_tuple(actual.ndim, actual.shape, ai), atol,
                           python_float_repr(static_cast<double>(rel_diff[ri])),
                           index_tuple(actual.ndim, actual.shape, ri), rtol);

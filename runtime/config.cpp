@@ -222,7 +222,8 @@ PluginConfig parse_plugin(const Validator& check, const Json& v, const std::stri
 Config validate(const Json& root, const std::string& origin, const std::string& base_dir) {
   const Validator check(origin);
   check.object(root, "");
-  check.keys(root, "", {"$schema", "plugins", "default_device", "aliases"}, {"plugins"});
+  check.keys(root, "", {"$schema", "plugins", "default_device", "aliases", "communicators", "comm_timeout_s"},
+             {"plugins"});
   Config c;
   c.origin = origin;
   c.base_dir = base_dir;
@@ -251,6 +252,31 @@ Config validate(const Json& root, const std::string& origin, const std::string& 
         if (alias.key().empty()) check.error(alias_at, "an alias name must not be empty");
         c.aliases[alias.key()] = check.string(alias.value(), alias_at, true);
       }
+    } else if (key == "communicators") {
+      check.object(v, at);
+      for (const auto& entry : v.items()) {
+        const std::string entry_at = at + "/" + pointer_token(entry.key());
+        if (entry.key().empty()) check.error(entry_at, "a device type name must not be empty");
+        c.communicators[entry.key()] = check.string(entry.value(), entry_at, true);
+      }
+    } else if (key == "comm_timeout_s") {
+      check.expect(v.is_number(), at, "a number of seconds", v);
+      const double seconds = v.get<double>();
+      if (!(seconds > 0.0) || !std::isfinite(seconds))
+        check.error(at, "must be a number of seconds greater than 0, got " + v.dump());
+      c.comm_timeout_s = seconds;
+    }
+  }
+  // Each communicator names a plugin of this config (after the loop: the
+  // plugins may come later in the file).
+  for (const auto& [type, plugin] : c.communicators) {
+    bool known = false;
+    for (const PluginConfig& p : c.plugins) known = known || p.name == plugin;
+    if (!known) {
+      std::string names;
+      for (const PluginConfig& p : c.plugins) names += (names.empty() ? "" : ", ") + p.name;
+      check.error("/communicators/" + pointer_token(type),
+                  "names no plugin of this config: \"" + plugin + "\" (plugins: " + (names.empty() ? "none" : names) + ")");
     }
   }
   return c;

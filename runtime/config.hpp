@@ -28,6 +28,10 @@ struct Config {
   std::vector<PluginConfig> plugins;
   std::string default_device = "cpu";
   std::map<std::string, std::string> aliases;  // "gpu" -> "cuda:0"
+  // Since ABI 1.5: the communicator plugin of each device type
+  // ("cpu" -> "mpi"; tessera/distributed.h), each naming a plugin above.
+  std::map<std::string, std::string> communicators;
+  double comm_timeout_s = 300.0;  // seconds every collective may take (> 0)
 };
 
 // Reads and parses a config file; base_dir is the file's directory (made

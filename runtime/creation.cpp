@@ -42,6 +42,9 @@ static const char* c10_type_name(int32_t dtype) {
     case TSR_INT16: return "int16_t";
     case TSR_INT32: return "int";
     case TSR_INT64: return "int64_t";
+    case TSR_UINT16: return "uint16_t";
+    case TSR_UINT32: return "uint32_t";
+    case TSR_UINT64: return "uint64_t";
     case TSR_FLOAT16: return "at::Half";
     case TSR_BFLOAT16: return "at::BFloat16";
     case TSR_FLOAT32: return "float";
@@ -58,6 +61,11 @@ static void check_fits(const tsr_scalar& value, int32_t dtype) {
     case TSR_INT16: lo = -32768.0, hi = 32767.0; break;
     case TSR_INT32: lo = -2147483648.0, hi = 2147483647.0; break;
     case TSR_INT64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
+    // The new unsigned dtypes follow uint8's rule (tsr_fill_ in tessera.h);
+    // any int64 wraps into uint64, and a float must be below 2^64.
+    case TSR_UINT16: lo = -65535.0, hi = 65535.0; break;
+    case TSR_UINT32: lo = -4294967295.0, hi = 4294967295.0; break;
+    case TSR_UINT64: lo = -9223372036854775808.0, hi = 18446744073709551616.0; break;
     case TSR_FLOAT16: lo = -65504.0, hi = 65504.0; break;
     case TSR_BFLOAT16: lo = -3.3895313892515355e+38, hi = 3.3895313892515355e+38; break;
     case TSR_FLOAT32: lo = -3.4028234663852886e+38, hi = 3.4028234663852886e+38; break;
@@ -66,16 +74,16 @@ static void check_fits(const tsr_scalar& value, int32_t dtype) {
   bool ok;
   if (value.kind == TSR_SCALAR_FLOAT) {
     // c10 compares the float itself with the limits (127.9 overflows int8),
-    // and only whole numbers may wrap into uint8.
+    // and only whole numbers may wrap into uint8 (and uint16/32/64).
     double v = value.f;
     if (tsr_dtype_is_floating(dtype)) {
       ok = !std::isfinite(v) || (v >= lo && v <= hi);
     } else {
-      if (dtype == TSR_UINT8) lo = 0.0;
-      ok = std::isfinite(v) && v >= lo && (dtype == TSR_INT64 ? v < hi : v <= hi);
+      if (tsr_dtype_is_unsigned(dtype)) lo = 0.0;
+      ok = std::isfinite(v) && v >= lo && (dtype == TSR_INT64 || dtype == TSR_UINT64 ? v < hi : v <= hi);
     }
   } else {
-    ok = dtype == TSR_INT64 || tsr_dtype_is_floating(dtype) ||
+    ok = dtype == TSR_INT64 || dtype == TSR_UINT64 || tsr_dtype_is_floating(dtype) ||
          (static_cast<double>(value.i) >= lo && static_cast<double>(value.i) <= hi);
   }
   if (!ok)

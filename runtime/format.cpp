@@ -142,7 +142,8 @@ struct Printer {
 
   std::string int_text(int64_t index) const {
     if (t.dtype == TSR_BOOL) return value_as_int64(t.dtype, t.data, index) != 0 ? "True" : "False";
-    return std::to_string(value_as_int64(t.dtype, t.data, index));
+    const int64_t v = value_as_int64(t.dtype, t.data, index);
+    return t.dtype == TSR_UINT64 ? std::to_string(static_cast<uint64_t>(v)) : std::to_string(v);
   }
 
   // _Formatter.__init__.

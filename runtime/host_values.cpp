@@ -40,6 +40,9 @@ double value_as_double(int32_t dtype, const void* data, int64_t index) {
     case TSR_INT32: return load<int32_t>(data, index);
     case TSR_INT64: return static_cast<double>(load<int64_t>(data, index));
     case TSR_BOOL: return load<uint8_t>(data, index) != 0 ? 1.0 : 0.0;
+    case TSR_UINT16: return load<uint16_t>(data, index);
+    case TSR_UINT32: return load<uint32_t>(data, index);
+    case TSR_UINT64: return static_cast<double>(load<uint64_t>(data, index));
     default: return 0.0;
   }
 }
@@ -52,6 +55,9 @@ int64_t value_as_int64(int32_t dtype, const void* data, int64_t index) {
     case TSR_INT32: return load<int32_t>(data, index);
     case TSR_INT64: return load<int64_t>(data, index);
     case TSR_BOOL: return load<uint8_t>(data, index) != 0 ? 1 : 0;
+    case TSR_UINT16: return load<uint16_t>(data, index);
+    case TSR_UINT32: return load<uint32_t>(data, index);
+    case TSR_UINT64: return static_cast<int64_t>(load<uint64_t>(data, index));  // the bits: wraps from 2^63
     default: {
       double v = value_as_double(dtype, data, index);
       // Out-of-range and NaN would be undefined behaviour in the cast.

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "tessera/dtype.h"
+
 namespace tessera::rt {
 
 struct HostTensor {
@@ -20,11 +22,18 @@ struct HostTensor {
 int64_t host_numel(const HostTensor& t);
 
 // Element `index` (row-major) widened exactly to double; float16/bfloat16
-// through their float value. int64 values beyond 2^53 round.
+// through their float value. int64 and uint64 values beyond 2^53 round.
 double value_as_double(int32_t dtype, const void* data, int64_t index);
 
-// Element `index` of an integral or bool dtype, exactly. For a floating
-// dtype the value is truncated toward zero (only meaningful when it fits).
+// Element `index` of an integral or bool dtype, exactly; a uint64 as its
+// bits (values from 2^63 on read as negative: exact_integer undoes that).
+// For a floating dtype the value is truncated toward zero (only meaningful
+// when it fits).
 int64_t value_as_int64(int32_t dtype, const void* data, int64_t index);
+
+// The integer a value_as_int64 result `v` of `dtype` stands for.
+inline __int128 exact_integer(int32_t dtype, int64_t v) {
+  return dtype == TSR_UINT64 ? static_cast<__int128>(static_cast<uint64_t>(v)) : static_cast<__int128>(v);
+}
 
 }  // namespace tessera::rt

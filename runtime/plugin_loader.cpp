@@ -24,6 +24,7 @@ namespace {
 constexpr size_t kMinPluginApiSize = TSR_STRUCT_SIZE(tsr_plugin_api, destroy);
 constexpr size_t kMinDeviceIfaceSize = TSR_STRUCT_SIZE(tsr_device_iface, empty_cache);
 constexpr size_t kMinKernelTableSize = TSR_STRUCT_SIZE(tsr_kernel_table, entries);
+constexpr size_t kMinCommIfaceSize = TSR_STRUCT_SIZE(tsr_comm_iface, request_free);
 
 const char* level_name(int32_t level) {
   switch (level) {
@@ -55,7 +56,7 @@ std::string status_name(tsr_status s) {
   static const char* const names[] = {"TSR_OK", "TSR_ERR_INVALID_ARGUMENT", "TSR_ERR_INDEX", "TSR_ERR_SHAPE",
                                       "TSR_ERR_TYPE", "TSR_ERR_UNSUPPORTED", "TSR_ERR_OUT_OF_MEMORY",
                                       "TSR_ERR_DEVICE", "TSR_ERR_VERSION", "TSR_ERR_LOAD", "TSR_ERR_CONFIG",
-                                      "TSR_ERR_INTERNAL"};
+                                      "TSR_ERR_INTERNAL", "TSR_ERR_TIMEOUT"};
   const int i = static_cast<int>(s);
   if (i >= 0 && i < static_cast<int>(std::size(names))) return names[i];
   return "status " + std::to_string(i);
@@ -223,26 +224,59 @@ std::unique_ptr<LoadedPlugin> load_plugin(const PluginConfig& cfg, const std::st
   for (const char** name : {&api.device_type_name, &api.plugin_name, &api.plugin_version})
     if (*name == nullptr) *name = "";
 
+  // Since ABI 1.5: a communicator (optional), checked first, because a
+  // plugin that is only a communicator has no device or kernel table.
+  // Copies a table the plugin owns into ours, refusing one smaller than the
+  // smallest layout this runtime knows; checks the required slots.
+  const auto copy_table = [&](const auto* src, auto& dst, size_t min_size, const char* type) {
+    const size_t table_size = src->struct_size;
+    if (table_size < min_size)
+      load_error("struct_size " + std::to_string(table_size) + " of " + type +
+                 " is smaller than the smallest known layout (" + std::to_string(min_size) + " bytes)");
+    std::memcpy(&dst, src, std::min(table_size, sizeof dst));
+    dst.struct_size = sizeof dst;
+  };
+  const auto require_slots = [&](std::initializer_list<std::pair<const char*, bool>> slots, const char* iface) {
+    for (const auto& [slot, present] : slots)
+      if (!present) load_error(std::string(iface) + " lacks required slot \"" + slot + "\"");
+  };
+  if (api.comm != nullptr) {
+    tsr_comm_iface& comm = plugin->comm_;
+    copy_table(api.comm, comm, kMinCommIfaceSize, "tsr_comm_iface");
+    if (comm.name == nullptr) comm.name = "";
+    require_slots({{"world", comm.world != nullptr},
+                   {"rank", comm.rank != nullptr},
+                   {"size", comm.size != nullptr},
+                   {"split", comm.split != nullptr},
+                   {"release", comm.release != nullptr},
+                   {"start", comm.start != nullptr},
+                   {"wait", comm.wait != nullptr},
+                   {"test", comm.test != nullptr},
+                   {"request_free", comm.request_free != nullptr}},
+                  "communicator interface");
+    api.comm = &plugin->comm_;
+    if (api.device == nullptr) {
+      // Only a communicator: nothing more to check.
+      plugin->has_devices_ = false;
+      plugin->kernel_table_ = {sizeof(tsr_kernel_table), 0, nullptr};
+      api.kernels = &plugin->kernel_table_;
+      api.device = &plugin->device_;
+      return plugin;
+    }
+  }
+
   if (api.device == nullptr) load_error("has no device interface");
-  const size_t device_size = api.device->struct_size;
-  if (device_size < kMinDeviceIfaceSize)
-    load_error("struct_size " + std::to_string(device_size) +
-               " of tsr_device_iface is smaller than the smallest known layout (" +
-               std::to_string(kMinDeviceIfaceSize) + " bytes)");
   tsr_device_iface& device = plugin->device_;
-  std::memcpy(&device, api.device, std::min(device_size, sizeof device));
-  device.struct_size = sizeof device;
-  const std::pair<const char*, bool> required[] = {
-      {"device_count", device.device_count != nullptr},
-      {"get_properties", device.get_properties != nullptr},
-      {"allocate", device.allocate != nullptr},
-      {"deallocate", device.deallocate != nullptr},
-      {"copy_host_to_device", device.copy_host_to_device != nullptr},
-      {"copy_device_to_host", device.copy_device_to_host != nullptr},
-      {"copy_device_to_device", device.copy_device_to_device != nullptr},
-      {"synchronize", device.synchronize != nullptr}};
-  for (const auto& [slot, present] : required)
-    if (!present) load_error(std::string("device interface lacks required slot \"") + slot + "\"");
+  copy_table(api.device, device, kMinDeviceIfaceSize, "tsr_device_iface");
+  require_slots({{"device_count", device.device_count != nullptr},
+                 {"get_properties", device.get_properties != nullptr},
+                 {"allocate", device.allocate != nullptr},
+                 {"deallocate", device.deallocate != nullptr},
+                 {"copy_host_to_device", device.copy_host_to_device != nullptr},
+                 {"copy_device_to_host", device.copy_device_to_host != nullptr},
+                 {"copy_device_to_device", device.copy_device_to_device != nullptr},
+                 {"synchronize", device.synchronize != nullptr}},
+                "device interface");
 
   const tsr_kernel_table* table = api.kernels;
   if (table == nullptr) load_error("has no kernel table");

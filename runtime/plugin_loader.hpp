@@ -43,6 +43,12 @@ class LoadedPlugin {
   // `device` and `kernels` point at these copies.
   const tsr_plugin_api& api() const { return api_; }
   const tsr_device_iface& device() const { return device_; }
+  // False for a plugin that is only a communicator (ABI 1.5): no device
+  // type, no kernels.
+  bool has_devices() const { return has_devices_; }
+  // The communicator table (tessera/comm.h), normalised as the others;
+  // nullptr when the plugin offers none.
+  const tsr_comm_iface* comm() const { return api_.comm; }
   // Only entries with an op and dtype this runtime knows. The names in api()
   // are never NULL ("" when the plugin gave none).
   std::span<const tsr_kernel_entry> kernels() const { return kernels_; }
@@ -59,6 +65,8 @@ class LoadedPlugin {
   tsr_plugin_api api_{};
   tsr_device_iface device_{};
   tsr_kernel_table kernel_table_{};
+  tsr_comm_iface comm_{};
+  bool has_devices_ = true;
   std::vector<tsr_kernel_entry> kernels_;
 };
 

@@ -13,22 +13,37 @@ void check_dtype(int32_t dtype) {
     fail(TSR_ERR_INVALID_ARGUMENT, "unknown dtype " + std::to_string(dtype));
 }
 
-// c10's promoteTypes lookup table, re-indexed to Tessera's dtype numbers.
+// c10's promoteTypes lookup table, re-indexed to Tessera's dtype numbers,
+// with NumPy 1.24's np.promote_types for uint16/32/64 (Note [Unsigned
+// promotion] in promotion.hpp).
 constexpr int32_t f4 = TSR_FLOAT32, f8 = TSR_FLOAT64, f2 = TSR_FLOAT16, bf = TSR_BFLOAT16, i1 = TSR_INT8,
-                  u1 = TSR_UINT8, i2 = TSR_INT16, i4 = TSR_INT32, i8 = TSR_INT64, b1 = TSR_BOOL;
+                  u1 = TSR_UINT8, i2 = TSR_INT16, i4 = TSR_INT32, i8 = TSR_INT64, b1 = TSR_BOOL, u2 = TSR_UINT16,
+                  u4 = TSR_UINT32, u8 = TSR_UINT64;
 constexpr int32_t kPromote[TSR_DTYPE_COUNT][TSR_DTYPE_COUNT] = {
-    /*          f4  f8  f2  bf  i1  u1  i2  i4  i8  b1 */
-    /* f4 */ {f4, f8, f4, f4, f4, f4, f4, f4, f4, f4},
-    /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
-    /* f2 */ {f4, f8, f2, f4, f2, f2, f2, f2, f2, f2},
-    /* bf */ {f4, f8, f4, bf, bf, bf, bf, bf, bf, bf},
-    /* i1 */ {f4, f8, f2, bf, i1, i2, i2, i4, i8, i1},
-    /* u1 */ {f4, f8, f2, bf, i2, u1, i2, i4, i8, u1},
-    /* i2 */ {f4, f8, f2, bf, i2, i2, i2, i4, i8, i2},
-    /* i4 */ {f4, f8, f2, bf, i4, i4, i4, i4, i8, i4},
-    /* i8 */ {f4, f8, f2, bf, i8, i8, i8, i8, i8, i8},
-    /* b1 */ {f4, f8, f2, bf, i1, u1, i2, i4, i8, b1},
+    /*          f4  f8  f2  bf  i1  u1  i2  i4  i8  b1  u2  u4  u8 */
+    /* f4 */ {f4, f8, f4, f4, f4, f4, f4, f4, f4, f4, f4, f8, f8},
+    /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
+    /* f2 */ {f4, f8, f2, f4, f2, f2, f2, f2, f2, f2, f4, f8, f8},
+    /* bf */ {f4, f8, f4, bf, bf, bf, bf, bf, bf, bf, f4, f8, f8},
+    /* i1 */ {f4, f8, f2, bf, i1, i2, i2, i4, i8, i1, i4, i8, f8},
+    /* u1 */ {f4, f8, f2, bf, i2, u1, i2, i4, i8, u1, u2, u4, u8},
+    /* i2 */ {f4, f8, f2, bf, i2, i2, i2, i4, i8, i2, i4, i8, f8},
+    /* i4 */ {f4, f8, f2, bf, i4, i4, i4, i4, i8, i4, i4, i8, f8},
+    /* i8 */ {f4, f8, f2, bf, i8, i8, i8, i8, i8, i8, i8, i8, f8},
+    /* b1 */ {f4, f8, f2, bf, i1, u1, i2, i4, i8, b1, u2, u4, u8},
+    /* u2 */ {f4, f8, f4, f4, i4, u2, i4, i4, i8, u2, u2, u4, u8},
+    /* u4 */ {f8, f8, f8, f8, i8, u4, i8, i8, i8, u4, u4, u4, u8},
+    /* u8 */ {f8, f8, f8, f8, f8, u8, f8, f8, f8, u8, u8, u8, u8},
 };
+
+// The table is symmetric, as both libraries' are.
+constexpr bool symmetric() {
+  for (int a = 0; a < TSR_DTYPE_COUNT; ++a)
+    for (int b = 0; b < TSR_DTYPE_COUNT; ++b)
+      if (kPromote[a][b] != kPromote[b][a]) return false;
+  return true;
+}
+static_assert(symmetric(), "kPromote must be symmetric");
 
 constexpr int32_t kUndefined = TSR_DTYPE_UNDEFINED;
 
@@ -78,7 +93,15 @@ int32_t result_type(std::span<const Operand> ops) {
       dim_result = promote_skip_undefined(dim_result, op.dtype);
     }
   }
-  return combine_categories(dim_result, combine_categories(zero_result, wrapped_result));
+  // ATen's combine_categories(dim, combine_categories(zero, wrapped)), with
+  // a Python number that outranks the tensors' category giving its own
+  // dtype (float32 for a float), which is what ATen's table gives for the
+  // ten dtypes of PyTorch and the category rule asks of uint16/32/64 (Note
+  // [Unsigned promotion]).
+  const int32_t tensors = combine_categories(dim_result, zero_result);
+  if (wrapped_result == kUndefined) return tensors;
+  if (tensors == kUndefined || category(wrapped_result) > category(tensors)) return wrapped_result;
+  return tensors;
 }
 
 bool can_cast(int32_t from, int32_t to) {

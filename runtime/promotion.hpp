@@ -1,7 +1,35 @@
 // SPDX-License-Identifier: Apache-2.0
-// PyTorch 1.13's type promotion over Tessera's ten dtypes: which dtype an op
-// computes in when its operands differ, and which results an in-place op may
-// write back. Pure functions of dtype numbers (tessera/dtype.h).
+// PyTorch 1.13's type promotion over its ten dtypes, and NumPy 1.24's for
+// uint16/32/64 (Note [Unsigned promotion]): which dtype an op computes in
+// when its operands differ, and which results an in-place op may write back.
+// Pure functions of dtype numbers (tessera/dtype.h).
+//
+// Note [Unsigned promotion]
+//   PyTorch 1.13 has no uint16, uint32 or uint64, so promote_types of a pair
+//   with one of them is NumPy 1.24's np.promote_types: the smallest dtype
+//   that holds both exactly, float64 when no integer does.
+//
+//              f32  f64  f16  bf16 i8   u8   i16  i32  i64  bool u16  u32  u64
+//     uint16   f32  f64  f32  f32  i32  u16  i32  i32  i64  u16  u16  u32  u64
+//     uint32   f64  f64  f64  f64  i64  u32  i64  i64  i64  u32  u32  u32  u64
+//     uint64   f64  f64  f64  f64  f64  u64  f64  f64  f64  u64  u64  u64  u64
+//
+//   NumPy has no bfloat16: a pair of bfloat16 and a new unsigned dtype
+//   promotes as float16 does with it (NumPy's rule, the smallest float that
+//   holds every value of the integer: float32 for uint16, float64 for
+//   uint32/uint64), as PyTorch treats the two 16-bit floats alike (float16 +
+//   bfloat16 -> float32). Every pair of PyTorch's ten dtypes keeps PyTorch's
+//   result, so uint8 + int8 is int16 in both libraries and int64 + float16
+//   stays float16 (NumPy would give float64).
+//   result_type keeps PyTorch's category rule for Python numbers and 0-d
+//   tensors: a Python int with any integral tensor keeps the tensor's dtype
+//   (uint64 + 1 -> uint64), a Python float with an integral or bool tensor
+//   gives float32, the default dtype (uint64 * 1.5 -> float32, where NumPy,
+//   whose default is float64, gives float64); a 0-d tensor of a higher
+//   category promotes through the table (uint32 tensor + 0-d float16 tensor
+//   -> float64). can_cast is PyTorch's category rule for every dtype, and
+//   true division of two integers computes in float32 (compute_dtype in
+//   elementwise.cpp) for the new dtypes too, where NumPy gives float64.
 #pragma once
 
 #include <cstdint>

@@ -35,6 +35,7 @@ const DeviceType& Registry::require_device(tsr_device device) const {
 }
 
 void Registry::add(const LoadedPlugin& plugin) {
+  if (!plugin.has_devices()) return;  // only a communicator (runtime/comm.hpp)
   const tsr_plugin_api& api = plugin.api();
   std::string name = api.device_type_name ? api.device_type_name : "";
   if (name.empty() || name.find(':') != std::string::npos)

@@ -104,8 +104,11 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
     pj["priority"] = p->config().priority;
     pj["fallback"] = p->config().fallback;
     pj["devices"] = json::array();
+    if (p->comm() != nullptr) pj["communicator"] = p->comm()->name;
     const DeviceType* type = rt.registry.device_type_by_name(pj["device_type"].get<std::string>());
-    if (type != nullptr && type->plugin == p.get()) {
+    if (!p->has_devices()) {
+      pj["communicator_only"] = true;
+    } else if (type != nullptr && type->plugin == p.get()) {
       for (int32_t i = 0; i < type->device_count; ++i) {
         const tsr_device_properties& props = type->properties[static_cast<size_t>(i)];
         pj["devices"].push_back({{"device", rt.registry.device_name(tsr_device{type->type, i})},
@@ -151,6 +154,9 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
   doc["disabled"] = json::array();
   for (const PluginConfig& pc : rt.config.plugins)
     if (!pc.enabled) doc["disabled"].push_back(pc.name);
+  doc["communicators"] = json::object();
+  for (const auto& [type_name, plugin] : rt.config.communicators) doc["communicators"][type_name] = plugin;
+  doc["comm_timeout_s"] = rt.config.comm_timeout_s;
   doc["default_device"] = rt.config.default_device;
   doc["default_device_available"] = rt.default_device_available;
   if (!rt.default_device_available) doc["default_device_problem"] = rt.default_device_problem;
@@ -163,6 +169,9 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
   for (const auto& pj : doc["plugins"]) {
     out << "  " << pj["name"].get<std::string>() << " " << pj["version"].get<std::string>() << " (ABI "
         << pj["abi_version"].get<std::string>() << ") " << pj["path"].get<std::string>() << "\n";
+    if (pj.contains("communicator"))
+      out << "    communicator \"" << pj["communicator"].get<std::string>() << "\" (collectives across processes)\n";
+    if (pj.contains("communicator_only")) continue;
     out << "    device type \"" << pj["device_type"].get<std::string>() << "\", " << pj["kernels"].get<size_t>()
         << " kernels over " << pj["ops"].size() << " ops\n";
     out << "    priority " << pj["priority"].get<int64_t>() << ", CPU fallback "
@@ -194,6 +203,8 @@ std::string describe_runtime(const tsr_runtime& rt, bool as_json) {
     for (const PluginFailure& f : rt.failures) out << "  " << f.name << ": " << f.reason << "\n";
   }
   for (const auto& d : doc["disabled"]) out << "disabled: " << d.get<std::string>() << "\n";
+  for (const auto& [type_name, plugin] : rt.config.communicators)
+    out << "communicator for " << type_name << ": " << plugin << " (timeout " << rt.config.comm_timeout_s << " s)\n";
   out << "default device: " << rt.config.default_device
       << (rt.default_device_available ? " (available)" : " (NOT available: " + rt.default_device_problem + ")")
       << "\n";

@@ -64,6 +64,8 @@ struct tsr_runtime {
   // Tensors and storages alive, to report leaks at shutdown.
   std::atomic<int64_t> live_tensors{0};
   std::atomic<int64_t> live_storages{0};
+  // Communicators alive (tsr_comm; a tsr_work holds its communicator).
+  std::atomic<int64_t> live_comms{0};
 };
 
 namespace tessera::rt {

@@ -19,6 +19,8 @@ struct Options {
   bool verbose = false;
   int64_t size = 0;     // bench: elements of the elementwise operands (0: 2^24)
   double seconds = 0;   // bench: time per workload (0: 0.5 s)
+  int64_t min_bytes = 0;  // allreduce-bench: the smallest message (0: 4 B)
+  int64_t max_bytes = 0;  // allreduce-bench: the largest message (0: 256 MiB)
 };
 
 // The devices a command runs on: every available one, or the one --device
@@ -40,5 +42,6 @@ int info(const Options& opts);
 int demo(const Options& opts);
 int conformance(const Options& opts);
 int bench(const Options& opts);
+int allreduce_bench(const Options& opts);
 
 }  // namespace tessera::tool

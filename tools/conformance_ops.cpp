@@ -68,7 +68,7 @@ enum class Domain { General, Positive, Nonzero, Exponent, Small, Bool };
 double draw(Random& r, int32_t dt, Domain d) {
   const bool floating = tsr_dtype_is_floating(dt) != 0;
   if (dt == TSR_BOOL || d == Domain::Bool) return static_cast<double>(r.between(0, 1));
-  if (dt == TSR_UINT8) {
+  if (tsr_dtype_is_unsigned(dt)) {
     if (d == Domain::Exponent) return static_cast<double>(r.between(0, 2));
     return static_cast<double>(r.between(d == Domain::Nonzero || d == Domain::Positive ? 1 : 0, 15));
   }
@@ -199,13 +199,16 @@ void write_cast_probes(std::vector<unsigned char>& bytes, int32_t dtype) {
     case TSR_FLOAT64: {
       const double v[] = {1 + 0x1p-11 + 0x1p-40, -(1 + 0x1p-11 + 0x1p-40), 1 + 0x1p-8 + 0x1p-40, 1 + 0x1p-24 + 0x1p-50,
                           0.1, 2.5, -2.5, 3.5, 2.7, -2.7, 300.9, -129.5, 1e10, -1e10, 0x1p62, 0x1p63, -0.0,
-                          65519.0, 65520.0, 1e-8, 1e-320, 1e300, inf, -inf, nan};
+                          65519.0, 65520.0, 1e-8, 1e-320, 1e300, inf, -inf, nan,
+                          // float -> uint16/32/64 (Note [Casts]): wraps through int64, exact above 2^63, 2^64 and up
+                          -1.5, 65535.9, 70000.5, 4294967296.0 + 5, 0x1p63 + 2048, 0x1p64 - 2048, 0x1p64, -0x1p63, -0x1p64};
       each(v);
       break;
     }
     case TSR_FLOAT32: {
       const float v[] = {1 + 0x1p-11f + 0x1p-20f, 16777216.0f, 0.1f, 2.5f, -2.5f, 3.5f, 2.7f, -2.7f, 300.9f, -129.5f,
-                         1e10f, -1e10f, 65519.0f, 65520.0f, 1e-40f, -0.0f, std::numeric_limits<float>::infinity(),
+                         1e10f, -1e10f, 65519.0f, 65520.0f, 1e-40f, -0.0f, -1.5f, 0x1p63f, 0x1p64f, 0x1.fffffep63f,
+                         std::numeric_limits<float>::infinity(),
                          -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()};
       each(v);
       break;
@@ -219,6 +222,20 @@ void write_cast_probes(std::vector<unsigned char>& bytes, int32_t dtype) {
     case TSR_INT16: each_double({2049, 2047, -2049, 32767, -32768, 300, -129, 255, 256, -1, 0, 1}); break;
     case TSR_INT8: each_double({127, -128, -1, 0, 1, 100, -100}); break;
     case TSR_UINT8: each_double({255, 0, 1, 128, 200, 127}); break;
+    case TSR_UINT16: each_double({65535, 0, 1, 32768, 32767, 2049, 2047, 255, 256, 300}); break;
+    case TSR_UINT32: {
+      const uint32_t v[] = {(1u << 24) + (1u << 16) + 1, (1u << 24) + 1, 4294967295u, 2147483648u, 2147483647u,
+                            65505, 70000, 65535, 300, 255, 256, 0, 1};
+      each(v);
+      break;
+    }
+    case TSR_UINT64: {  // from 2^63 on: one rounding from the unsigned value, and integer wrap-around
+      const uint64_t big = (uint64_t{1} << 63) + (uint64_t{1} << 39) + 1;
+      const uint64_t v[] = {big, ~uint64_t{0}, uint64_t{1} << 63, (uint64_t{1} << 60) + (uint64_t{1} << 36) + 1,
+                            (uint64_t{1} << 53) + 1, 4294967295u, 4294967296u, 65535, 65536, 255, 256, 0, 1};
+      each(v);
+      break;
+    }
     case TSR_BOOL: each_double({0, 1, 1, 0}); break;
     default: break;
   }
@@ -292,7 +309,8 @@ int32_t output_dtype(int32_t op, int32_t key) {
   const int k = tsr_op_kind(op);
   if (k == TSR_OP_KIND_COMPARE) return TSR_BOOL;
   if (op == TSR_OP_ARGMAX || op == TSR_OP_ARGMIN || op == TSR_OP_ARGSORT || op == TSR_OP_NONZERO) return TSR_INT64;
-  if ((op == TSR_OP_SUM || op == TSR_OP_PROD || op == TSR_OP_CUMSUM) && !tsr_dtype_is_floating(key)) return TSR_INT64;
+  if ((op == TSR_OP_SUM || op == TSR_OP_PROD || op == TSR_OP_CUMSUM) && !tsr_dtype_is_floating(key))  // Note [Kernel contracts]
+    return key == TSR_UINT16 || key == TSR_UINT32 || key == TSR_UINT64 ? TSR_UINT64 : TSR_INT64;
   return key;
 }
 
@@ -636,7 +654,7 @@ std::string compare(const Case& c, const std::vector<unsigned char>& got, const 
     const double g = tsr_element_to_double(d.dtype, got.data() + static_cast<size_t>(off) * elem);
     const double w = tsr_element_to_double(d.dtype, want.data() + static_cast<size_t>(off) * elem);
     bool ok = g == w || (std::isnan(g) && std::isnan(w)) || (std::isfinite(w) && std::fabs(g - w) <= atol + rtol * std::fabs(w));
-    if (d.dtype == TSR_INT64) ok = std::memcmp(got.data() + static_cast<size_t>(off) * elem,
+    if (d.dtype == TSR_INT64 || d.dtype == TSR_UINT64) ok = std::memcmp(got.data() + static_cast<size_t>(off) * elem,
                                               want.data() + static_cast<size_t>(off) * elem, elem) == 0;
     if (!ok && bad++ == 0) first = "element " + std::to_string(index) + ": got " + std::to_string(g) + ", expected " + std::to_string(w);
     ++index;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The `tessera` command: info, demo, conformance, bench.
+// The `tessera` command: info, demo, conformance, bench, allreduce-bench.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +28,11 @@ void usage(FILE* to) {
       "                       each checked first against a float64 result on the cpu; N elements per\n"
       "                       elementwise operand (default 2^24), S seconds per workload (default 0.5);\n"
       "                       exit status 1 when a result is wrong or an op fails\n"
+      "  allreduce-bench [--min-bytes B] [--max-bytes B] [--json]\n"
+      "                       under mpirun: nccl-tests' all_reduce table (float32, sum) through the\n"
+      "                       config's communicator, sizes from B (4) to B (256 MiB) doubling: time,\n"
+      "                       algorithm and bus bandwidth, wrong elements; exit status 1 when any\n"
+      "                       element is wrong or a call fails\n"
       "The config is FILE, else $TESSERA_CONFIG, else the default config.\n",
       to);
 }
@@ -53,6 +58,17 @@ int main(int argc, char** argv) {
     else if (arg == "--op") opts.op = value("--op");
     else if (arg == "--reference") opts.reference = value("--reference");
     else if (arg == "--verbose" || arg == "-v") opts.verbose = true;
+    else if (arg == "--min-bytes" || arg == "--max-bytes") {
+      const std::string v = value(arg.c_str());
+      char* end = nullptr;
+      const long long x = std::strtoll(v.c_str(), &end, 10);
+      if (missing) return 2;
+      if (v.empty() || *end != '\0' || x < 4 || x > (1ll << 34)) {
+        std::fprintf(stderr, "tessera: %s needs a byte count from 4 to 2^34, got \"%s\"\n", arg.c_str(), v.c_str());
+        return 2;
+      }
+      (arg == "--min-bytes" ? opts.min_bytes : opts.max_bytes) = x;
+    }
     else if (arg == "--size" || arg == "--seconds") {
       const std::string v = value(arg.c_str());
       char* end = nullptr;
@@ -82,6 +98,14 @@ int main(int argc, char** argv) {
   if (command == "demo") return tessera::tool::demo(opts);
   if (command == "conformance") return tessera::tool::conformance(opts);
   if (command == "bench") return tessera::tool::bench(opts);
+  if (command == "allreduce-bench") {
+    try {
+      return tessera::tool::allreduce_bench(opts);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tessera: allreduce-bench: %s\n", e.what());
+      return 1;
+    }
+  }
   usage(command.empty() ? stdout : stderr);
   return command.empty() ? 0 : 2;
 }

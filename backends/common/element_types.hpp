@@ -60,13 +60,23 @@ TSR_CUDA_DTYPE(TSR_INT16, int16_t, int16_t)
 TSR_CUDA_DTYPE(TSR_INT32, int32_t, int32_t)
 TSR_CUDA_DTYPE(TSR_INT64, int64_t, int64_t)
 TSR_CUDA_DTYPE(TSR_BOOL, Bool, bool)
+TSR_CUDA_DTYPE(TSR_UINT16, uint16_t, uint16_t)
+TSR_CUDA_DTYPE(TSR_UINT32, uint32_t, uint32_t)
+TSR_CUDA_DTYPE(TSR_UINT64, uint64_t, uint64_t)
 #undef TSR_CUDA_DTYPE
 
 template <int D> using storage_t = typename DTypeTraits<D>::storage;
 template <int D> using compute_t = typename DTypeTraits<D>::compute;
 
 template <int D> inline constexpr bool is_floating_v = D == TSR_FLOAT32 || D == TSR_FLOAT64 || D == TSR_FLOAT16 || D == TSR_BFLOAT16;
-template <int D> inline constexpr bool is_integral_v = D >= TSR_INT8 && D <= TSR_INT64;
+template <int D> inline constexpr bool is_integral_v = tsr_dtype_is_integral(D);
+
+// SUM's output dtype (Note [Kernel contracts] in tessera/ops.h): the input's
+// for floating dtypes, uint64 for uint16/uint32/uint64 (NumPy), else int64.
+constexpr int sum_dtype(int dtype) {
+  if (tsr_dtype_is_floating(dtype)) return dtype;
+  return dtype == TSR_UINT16 || dtype == TSR_UINT32 || dtype == TSR_UINT64 ? TSR_UINT64 : TSR_INT64;
+}
 
 // ---- bits ------------------------------------------------------------------
 TSR_HD uint32_t float_bits(float f) {
@@ -134,11 +144,20 @@ template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0> TSR_HD T 
 // ---- conversions, PyTorch's static_cast rules ------------------------------------
 // Float -> integer truncates toward zero; out of range and NaN give what
 // PyTorch gives on x86-64: int8/int16/int32 through a 32-bit conversion (out
-// of range -> INT32_MIN, then wrap), int64 and uint8 through a 64-bit one.
+// of range -> INT32_MIN, then wrap), int64, uint8 (and uint16, uint32 as
+// NumPy) through a 64-bit one; uint64 exactly on [0, 2^64) (Note [Casts]).
 template <class I> TSR_HD I float_to_int(double x) {
   if constexpr (std::is_signed_v<I> && sizeof(I) <= 4) {
     if (!(x > -2147483649.0 && x < 2147483648.0)) return static_cast<I>(INT32_MIN);
     return static_cast<I>(static_cast<int32_t>(x));
+  } else if constexpr (std::is_same_v<I, uint64_t>) {
+    constexpr uint64_t kTop = uint64_t{1} << 63;
+    if (x >= 9223372036854775808.0) {  // [2^63, 2^64) exactly (x - 2^63 is exact there); above: 0
+      const double low = x - 9223372036854775808.0;
+      return low < 9223372036854775808.0 ? (static_cast<uint64_t>(static_cast<int64_t>(low)) | kTop) : 0;
+    }
+    if (!(x > -9223372036854775808.0)) return kTop;  // NaN, -inf, -2^63 and below
+    return static_cast<uint64_t>(static_cast<int64_t>(x));  // negatives wrap
   } else {
     if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) return static_cast<I>(INT64_MIN);
     return static_cast<I>(static_cast<int64_t>(x));

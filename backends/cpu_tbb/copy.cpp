@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // COPY: out = inputs[0] converted to the output's dtype, between any two
-// layouts (a 10 x 10 cast matrix, PyTorch's conversion rules in dtypes.hpp).
+// layouts (a 13 x 13 cast matrix, Note [Casts] in tessera/ops.h, in dtypes.hpp).
 #include "elementwise.hpp"
 #include "kernels.hpp"
 #include "transpose.hpp"

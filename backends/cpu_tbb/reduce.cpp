@@ -8,9 +8,10 @@
 //   input, each dim either equal to the input's (kept) or 1 (reduced); an
 //   input dim of size 1 is the same either way. A 0-d output also means "all
 //   dims reduced" (SUM, MEAN, MAX, MIN, ARGMAX alike).
-//   SUM, PROD: out int64 for integral and bool input, else the input dtype;
-//     float dtypes accumulate in double, integers wrap. MEAN: floating only,
-//     sum in double / count. Over zero elements SUM gives 0, PROD 1, MEAN NaN.
+//   SUM, PROD: out uint64 for uint16/32/64 input, int64 for the other
+//     integral dtypes and bool, else the input dtype (sum_dtype); float
+//     dtypes accumulate in double, integers wrap. MEAN: floating only, sum in
+//     double / count. Over zero elements SUM gives 0, PROD 1, MEAN NaN.
 //   MAX / MIN: out = input dtype; NaN wins. ARGMAX / ARGMIN: out int64; ties
 //     pick the first index, the first NaN wins. MAX, MIN, ARGMAX and ARGMIN
 //     over zero elements (with a non-empty output) fail with
@@ -156,7 +157,7 @@ template <int D, bool Mean> struct SumReducer {
   static constexpr int lanes = 8;
   using in_t = storage_t<D>;
   using acc_t = std::conditional_t<floating, double, uint64_t>;  // unsigned: integer sums wrap as in PyTorch
-  using out_t = std::conditional_t<floating, in_t, int64_t>;
+  using out_t = storage_t<sum_dtype(D)>;  // int64, uint64 (uint16/32/64) or the floating input's
   static acc_t init() { return 0; }
   static void add(acc_t& a, in_t x, int64_t) {
     if constexpr (floating) a += static_cast<double>(load(x));
@@ -166,12 +167,12 @@ template <int D, bool Mean> struct SumReducer {
   static out_t finish(const acc_t& a, int64_t count) {
     if constexpr (Mean) return convert<out_t>(a / static_cast<double>(count));
     else if constexpr (floating) return convert<out_t>(a);
-    else return static_cast<int64_t>(a);
+    else return static_cast<out_t>(a);
   }
 };
 
 // PROD: doubles for floating input, wrapping 64-bit products for integers
-// and bool (out int64, as SUM's).
+// and bool (out dtype as SUM's: sum_dtype).
 template <int D> struct ProdReducer {
   static constexpr bool floating = is_floating_v<D>;
   static constexpr bool float32_sum = false;
@@ -180,7 +181,7 @@ template <int D> struct ProdReducer {
   static constexpr int lanes = 8;
   using in_t = storage_t<D>;
   using acc_t = std::conditional_t<floating, double, uint64_t>;
-  using out_t = std::conditional_t<floating, in_t, int64_t>;
+  using out_t = storage_t<sum_dtype(D)>;  // as SUM's
   static acc_t init() { return 1; }
   static void add(acc_t& a, in_t x, int64_t) {
     if constexpr (floating) a *= static_cast<double>(load(x));
@@ -189,7 +190,7 @@ template <int D> struct ProdReducer {
   static void merge(acc_t& a, const acc_t& b) { a *= b; }
   static out_t finish(const acc_t& a, int64_t) {
     if constexpr (floating) return convert<out_t>(a);
-    else return static_cast<int64_t>(a);
+    else return static_cast<out_t>(a);
   }
 };
 
@@ -432,7 +433,7 @@ template <int Op, int D> struct ReduceKernel {
     const tsr_tensor_desc& out = *a.output;
     check_dtype(a, D, in, D, "input");
     constexpr bool arg = Op == TSR_OP_ARGMAX || Op == TSR_OP_ARGMIN;
-    const int out_dtype = (arg || ((Op == TSR_OP_SUM || Op == TSR_OP_PROD) && !is_floating_v<D>)) ? TSR_INT64 : D;
+    const int out_dtype = arg ? TSR_INT64 : (Op == TSR_OP_SUM || Op == TSR_OP_PROD) ? sum_dtype(D) : D;
     check_dtype(a, D, out, out_dtype, "output");
 
     bool reduced[TSR_MAX_DIMS] = {};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // CUMSUM along params[0] (Note [Kernel contracts], kind SCAN). Floating
 // sums accumulate in double, integers and bool in wrapping 64-bit integers
-// (out int64, as SUM). Many lines: one task per run of lines. One long line:
+// (out dtype as SUM's: sum_dtype). Many lines: one task per run of lines. One long line:
 // fixed blocks summed in parallel, their offsets added up in order, then
 // each block scanned from its offset in parallel; the blocks depend on the
 // length only, so the result never depends on the thread count.
@@ -19,7 +19,7 @@ constexpr int64_t kScanBlock = 65536;
 template <int Op, int D> struct ScanKernel {
   static constexpr bool floating = is_floating_v<D>;
   using S = storage_t<D>;
-  using O = std::conditional_t<floating, S, int64_t>;
+  using O = storage_t<sum_dtype(D)>;  // SUM's dtype
   using acc_t = std::conditional_t<floating, double, uint64_t>;
 
   static acc_t value(S x) {
@@ -28,7 +28,7 @@ template <int Op, int D> struct ScanKernel {
   }
   static O result(acc_t a) {
     if constexpr (floating) return convert<O>(a);
-    else return static_cast<int64_t>(a);
+    else return static_cast<O>(a);
   }
   // Scans n elements from acc; returns the final sum.
   static acc_t scan(const S* in, int64_t si, O* out, int64_t so, int64_t n, acc_t acc) {
@@ -41,7 +41,7 @@ template <int Op, int D> struct ScanKernel {
 
   static void run(Context& ctx, const tsr_kernel_args& a) {
     check_args(a, D, 1, 0, 1);
-    backend::check_unary_operands("cpu_tbb", a, D, floating ? D : TSR_INT64);
+    backend::check_unary_operands("cpu_tbb", a, D, sum_dtype(D));
     const tsr_tensor_desc& in = *a.inputs[0];
     const tsr_tensor_desc& out = *a.output;
     const AlongDim along(a, D, in, out, a.params[0]);

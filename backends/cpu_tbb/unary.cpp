@@ -22,7 +22,8 @@ template <int Op, class C> C apply(C a) {
     else if constexpr (is_int) return a < 0 ? wrap_neg(a) : a;  // abs(INT_MIN) wraps to INT_MIN
     else return std::abs(a);
   } else if constexpr (Op == TSR_OP_RELU) {
-    return a < C(0) ? C(0) : a;  // NaN and -0.0 pass through, as PyTorch
+    if constexpr (std::is_unsigned_v<C>) return a;
+    else return a < C(0) ? C(0) : a;  // NaN and -0.0 pass through, as PyTorch
   } else if constexpr (Op == TSR_OP_EXP) {
     if constexpr (std::is_same_v<C, float>) return exp_f32(a);  // float32, float16, bfloat16
     else return std::exp(a);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Casting copies out = convert<Out>(in) for one output dtype and every other
 // input dtype, through the pointwise driver (bandwidth: elementwise.cuh). The
-// 90 (out, in) pairs are split over copy_cast_floating.cu and
-// copy_cast_integral.cu so that they compile in parallel.
+// 156 (out, in) pairs are split over copy_cast_floating.cu,
+// copy_cast_integral.cu and copy_cast_unsigned.cu (into uint16/32/64) so
+// that they compile in parallel.
 #pragma once
 
 #include "elementwise.cuh"

@@ -3,7 +3,7 @@
 // layouts. A same-dtype copy moves raw element bits: one cudaMemcpyAsync when
 // both sides are one dense run, the tiled kernel for transposes, else the
 // strided kernel on an unsigned type of the element's size (4 instantiations
-// serve all 10 dtypes). Casts (90 pairs) live in copy_cast_*.cu.
+// serve all 13 dtypes). Casts (156 pairs) live in copy_cast_*.cu.
 //
 // Bandwidth: see elementwise.cuh (flat, strided) and transpose.cuh (tiled);
 // a dense same-dtype copy runs at the copy engine's/SMs' device-to-device rate.
@@ -15,6 +15,7 @@ namespace tessera::cuda {
 
 bool cast_copy_to_floating(const Exec& ex, const tsr_tensor_desc& out, const tsr_tensor_desc& in);
 bool cast_copy_to_integral(const Exec& ex, const tsr_tensor_desc& out, const tsr_tensor_desc& in);
+bool cast_copy_to_unsigned(const Exec& ex, const tsr_tensor_desc& out, const tsr_tensor_desc& in);
 
 namespace {
 
@@ -62,7 +63,9 @@ template <int Op, int D> struct CopyKernel {
       copy_same_dtype(ex, out, in);
       return;
     }
-    const bool done = tsr_dtype_is_floating(D) ? cast_copy_to_floating(ex, out, in) : cast_copy_to_integral(ex, out, in);
+    const bool done = tsr_dtype_is_floating(D)                        ? cast_copy_to_floating(ex, out, in)
+                      : D == TSR_UINT16 || D == TSR_UINT32 || D == TSR_UINT64 ? cast_copy_to_unsigned(ex, out, in)
+                                                                               : cast_copy_to_integral(ex, out, in);
     if (!done) fail(TSR_ERR_TYPE, where(a, D) + "unknown input dtype " + std::to_string(in.dtype));
   }
 };

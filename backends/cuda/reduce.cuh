@@ -52,7 +52,7 @@ template <int D, bool Mean> struct SumReducer {
   static constexpr bool uses_index = false;
   using in_t = storage_t<D>;
   using acc_t = std::conditional_t<floating, double, uint64_t>;  // unsigned: integer sums wrap as in PyTorch
-  using out_t = std::conditional_t<floating, in_t, int64_t>;
+  using out_t = storage_t<sum_dtype(D)>;  // int64, uint64 (uint16/32/64) or the floating input's
   TSR_HD static acc_t init() { return 0; }
   TSR_HD static void add(acc_t& a, in_t x, int64_t) {
     if constexpr (floating) a += static_cast<double>(load(x));
@@ -71,19 +71,19 @@ template <int D, bool Mean> struct SumReducer {
   TSR_HD static out_t finish(const acc_t& a, int64_t count) {
     if constexpr (Mean) return convert<out_t>(a / static_cast<double>(count));
     else if constexpr (floating) return convert<out_t>(a);
-    else return static_cast<int64_t>(a);
+    else return static_cast<out_t>(a);
   }
 };
 
 // PROD: as SUM with products (double for floating input, wrapping 64-bit
-// integers for the others, out int64), the CPU's accumulation.
+// integers for the others, out dtype sum_dtype), the CPU's accumulation.
 template <int D> struct ProdReducer {
   static constexpr bool floating = is_floating_v<D>;
   static constexpr bool has_identity = true;
   static constexpr bool uses_index = false;
   using in_t = storage_t<D>;
   using acc_t = std::conditional_t<floating, double, uint64_t>;
-  using out_t = std::conditional_t<floating, in_t, int64_t>;
+  using out_t = storage_t<sum_dtype(D)>;  // as SUM's
   TSR_HD static acc_t init() { return 1; }
   TSR_HD static void add(acc_t& a, in_t x, int64_t) {
     if constexpr (floating) a *= static_cast<double>(load(x));
@@ -96,7 +96,7 @@ template <int D> struct ProdReducer {
   }
   TSR_HD static out_t finish(const acc_t& a, int64_t) {
     if constexpr (floating) return convert<out_t>(a);
-    else return static_cast<int64_t>(a);
+    else return static_cast<out_t>(a);
   }
 };
 

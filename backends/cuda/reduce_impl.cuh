@@ -104,7 +104,7 @@ template <int Op, int D> struct ReduceKernel {
     const tsr_tensor_desc& out = *a.output;
     check_dtype(a, D, in, D, "input");
     constexpr bool arg = Op == TSR_OP_ARGMAX || Op == TSR_OP_ARGMIN;
-    const int out_dtype = (arg || ((Op == TSR_OP_SUM || Op == TSR_OP_PROD) && !is_floating_v<D>)) ? TSR_INT64 : D;
+    const int out_dtype = arg ? TSR_INT64 : (Op == TSR_OP_SUM || Op == TSR_OP_PROD) ? sum_dtype(D) : D;
     check_dtype(a, D, out, out_dtype, "output");
 
     bool reduced[TSR_MAX_DIMS] = {};

@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     const int64_t big = ((int64_t)1 << 53) + 1;
     int32_t d;
     for (d = 0; d < TSR_DTYPE_COUNT; ++d) {
-      const double v = d == TSR_BOOL ? 1.0 : d == TSR_UINT8 ? 200.0 : -3.0;
+      const double v = d == TSR_BOOL ? 1.0 : tsr_dtype_is_unsigned(d) ? 200.0 : -3.0;
       tsr_element_from_double(d, cell, v);
       CHECK(tsr_element_to_double(d, cell) == v);
     }

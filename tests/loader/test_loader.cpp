@@ -22,6 +22,7 @@
 #include "error.hpp"
 #include "paths.hpp"
 #include "plugin_loader.hpp"
+#include "registry.hpp"
 #include "tessera/tessera.h"
 
 namespace fs = std::filesystem;
@@ -165,6 +166,27 @@ TEST_CASE("every bad plugin is refused with its expected message") {
     for (const auto& m : want.messages) CHECK_THAT(message, Catch::Contains(m));
     CHECK(destroyed == want.destroy_calls);
   }
+}
+
+TEST_CASE("a plugin that is only a communicator loads without device or kernel tables") {
+  long long destroyed = 0;
+  {
+    const std::string path = (kTestPlugins / "comm_only.so").string();
+    auto plugin = load_plugin(plugin_config("single", path, counting_options(&destroyed)), "/", {});
+    CHECK_FALSE(plugin->has_devices());
+    REQUIRE(plugin->comm() != nullptr);
+    CHECK(std::string(plugin->comm()->name) == "single");
+    CHECK(plugin->comm()->struct_size == sizeof(tsr_comm_iface));
+    CHECK(plugin->kernels().empty());
+    tsr_comm_handle world = nullptr;
+    REQUIRE(plugin->comm()->world(plugin->api().ctx, 1.0, &world) == TSR_OK);
+    CHECK(plugin->comm()->size(plugin->api().ctx, world) == 1);
+    // The registry gives it no device type.
+    Registry registry;
+    registry.add(*plugin);
+    CHECK(registry.types().empty());
+  }
+  CHECK(destroyed == 1);
 }
 
 TEST_CASE("a missing library names where it was looked for") {

@@ -24,12 +24,16 @@ tsr_device cpu() {
 std::string dtype_name(tsr_dtype d) { return tsr_dtype_name(d); }
 
 tsr_dtype promote(tsr_dtype a, tsr_dtype b) {
-  // torch.promote_types over the dtype enum order (printed by torch 1.13).
+  // torch.promote_types over the dtype enum order (printed by torch 1.13);
+  // the last three columns and rows by np.promote_types (NumPy 1.24).
   static const int table[TSR_DTYPE_COUNT][TSR_DTYPE_COUNT] = {
-      {0, 1, 0, 0, 0, 0, 0, 0, 0, 0}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {0, 1, 2, 0, 2, 2, 2, 2, 2, 2},
-      {0, 1, 0, 3, 3, 3, 3, 3, 3, 3}, {0, 1, 2, 3, 4, 6, 6, 7, 8, 4}, {0, 1, 2, 3, 6, 5, 6, 7, 8, 5},
-      {0, 1, 2, 3, 6, 6, 6, 7, 8, 6}, {0, 1, 2, 3, 7, 7, 7, 7, 8, 7}, {0, 1, 2, 3, 8, 8, 8, 8, 8, 8},
-      {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}};
+      {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1},         {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+      {0, 1, 2, 0, 2, 2, 2, 2, 2, 2, 0, 1, 1},         {0, 1, 0, 3, 3, 3, 3, 3, 3, 3, 0, 1, 1},
+      {0, 1, 2, 3, 4, 6, 6, 7, 8, 4, 7, 8, 1},         {0, 1, 2, 3, 6, 5, 6, 7, 8, 5, 10, 11, 12},
+      {0, 1, 2, 3, 6, 6, 6, 7, 8, 6, 7, 8, 1},         {0, 1, 2, 3, 7, 7, 7, 7, 8, 7, 7, 8, 1},
+      {0, 1, 2, 3, 8, 8, 8, 8, 8, 8, 8, 8, 1},         {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+      {0, 1, 0, 0, 7, 10, 7, 7, 8, 10, 10, 11, 12},    {1, 1, 1, 1, 8, 11, 8, 8, 8, 11, 11, 11, 12},
+      {1, 1, 1, 1, 1, 12, 1, 1, 1, 12, 12, 12, 12}};
   return static_cast<tsr_dtype>(table[a][b]);
 }
 
@@ -55,6 +59,9 @@ double load(tsr_dtype dtype, const unsigned char* p) {
     case TSR_INT32: return get(int32_t{});
     case TSR_INT64: return static_cast<double>(get(int64_t{}));
     case TSR_BOOL: return get(uint8_t{}) != 0 ? 1.0 : 0.0;
+    case TSR_UINT16: return get(uint16_t{});
+    case TSR_UINT32: return get(uint32_t{});
+    case TSR_UINT64: return static_cast<double>(get(uint64_t{}));
     default: return std::nan("");
   }
 }
@@ -64,6 +71,12 @@ namespace {
 int64_t to_int64(double v) {
   if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return std::numeric_limits<int64_t>::min();
   return static_cast<int64_t>(v);
+}
+// Float -> uint64 (Note [Casts]): exact on [0, 2^64), 0 above, negatives
+// through int64 then wrapping, NaN and -2^63 or below 2^63.
+uint64_t to_uint64(double v) {
+  if (v >= 9223372036854775808.0) return v < 18446744073709551616.0 ? static_cast<uint64_t>(v) : 0;
+  return static_cast<uint64_t>(to_int64(v));
 }
 }  // namespace
 
@@ -80,6 +93,9 @@ void store(tsr_dtype dtype, double v, unsigned char* p) {
     case TSR_INT32: put(static_cast<int32_t>(to_int64(v))); break;
     case TSR_INT64: put(to_int64(v)); break;
     case TSR_BOOL: put(static_cast<uint8_t>(v != 0.0)); break;  // NaN != 0: true
+    case TSR_UINT16: put(static_cast<uint16_t>(to_int64(v))); break;
+    case TSR_UINT32: put(static_cast<uint32_t>(to_int64(v))); break;
+    case TSR_UINT64: put(to_uint64(v)); break;
     default: break;
   }
 }
@@ -158,7 +174,7 @@ double sample(tsr_dtype dtype, Values kind, uint32_t seed, int64_t i) {
   int r = static_cast<int>(h % 1024);
   if (dtype == TSR_BOOL) return r % 2;
   if (exponent) return r % 4;
-  return dtype == TSR_UINT8 ? r % 11 : r % 11 - 5;
+  return tsr_dtype_is_unsigned(dtype) ? r % 11 : r % 11 - 5;
 }
 
 const char* layout_name(Layout l) {
@@ -215,7 +231,10 @@ std::string mismatch(const Tensor& got, const Shape& shape, tsr_dtype dtype, con
   std::vector<double> v = values(got);
   Tolerance tol = tolerance(dtype);
   for (size_t i = 0; i < v.size(); ++i) {
-    double e = cast(dtype, expected[i]), g = v[i];
+    // A uint64 reference from 2^63 on is a wrapped integer already, rounded to
+    // double (2^64 - 2 reads as 2^64): casting it again would take it for a
+    // float out of range.
+    double e = dtype == TSR_UINT64 && expected[i] >= 0x1p63 ? expected[i] : cast(dtype, expected[i]), g = v[i];
     bool exact = std::isinf(e) || tol.rtol == 0;
     bool ok = std::isnan(e) ? std::isnan(g) : exact ? g == e : std::fabs(g - e) <= tol.atol + tol.rtol * std::fabs(e);
     if (!ok)

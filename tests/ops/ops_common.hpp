@@ -25,13 +25,15 @@ tessera::Runtime& runtime();
 tsr_device cpu();
 
 inline constexpr std::array<tsr_dtype, TSR_DTYPE_COUNT> kDtypes{
-    TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16, TSR_INT8,
-    TSR_UINT8,   TSR_INT16,   TSR_INT32,   TSR_INT64,    TSR_BOOL};
+    TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16, TSR_INT8,   TSR_UINT8, TSR_INT16,
+    TSR_INT32,   TSR_INT64,   TSR_BOOL,    TSR_UINT16,   TSR_UINT32, TSR_UINT64};
 
 inline bool is_float(tsr_dtype d) { return tsr_dtype_is_floating(d) != 0; }
 // Tessera's dtype name, as every message spells it ("float32", "int64").
 std::string dtype_name(tsr_dtype d);
-// PyTorch 1.13's torch.promote_types (hard-coded from torch).
+// PyTorch 1.13's torch.promote_types (hard-coded from torch), and NumPy
+// 1.24's np.promote_types for pairs with uint16/32/64 (bfloat16 read as
+// float16 there: Note [Unsigned promotion]).
 tsr_dtype promote(tsr_dtype a, tsr_dtype b);
 // PyTorch's canCast: no floating -> integral, no non-bool -> bool.
 bool can_cast(tsr_dtype from, tsr_dtype to);
@@ -40,7 +42,8 @@ bool can_cast(tsr_dtype from, tsr_dtype to);
 double load(tsr_dtype dtype, const unsigned char* p);
 // PyTorch's static_cast rules: float -> integer truncates (through int64,
 // then wraps), integer -> narrower integer wraps, -> bool is "!= 0",
-// -> float16/bfloat16 rounds through float32 to nearest even.
+// -> float16/bfloat16 rounds through float32 to nearest even; -> uint64
+// exact on [0, 2^64) (Note [Casts]).
 void store(tsr_dtype dtype, double v, unsigned char* p);
 // v rounded to what `dtype` can hold (store then load).
 double cast(tsr_dtype dtype, double v);
@@ -61,7 +64,7 @@ int64_t broadcast_source(const Shape& out, const Shape& in, int64_t i);
 
 // ---- inputs -----------------------------------------------------------------
 // General: floats k/8 in [-3, 3] (sums and products stay exact in float32),
-// signed ints in [-5, 5], uint8 in [0, 10], bool 0/1. Exponent: floats in
+// signed ints in [-5, 5], unsigned ints in [0, 10], bool 0/1. Exponent: floats in
 // [-1.5, 1.5], integers in [0, 3] (no negative integer powers).
 enum class Values { General, Exponent };
 double sample(tsr_dtype dtype, Values kind, uint32_t seed, int64_t i);
@@ -89,8 +92,9 @@ struct Tolerance {
 Tolerance tolerance(tsr_dtype dtype);
 
 // "" when `got` has `shape`, `dtype` and values close to `expected` (each
-// first rounded with cast(dtype, .)), else a description of the first
-// difference. Integers and bool compare exactly; NaN matches NaN only.
+// first rounded with cast(dtype, .), but for uint64 values from 2^63 on),
+// else a description of the first difference. Integers and bool compare
+// exactly; NaN matches NaN only.
 std::string mismatch(const Tensor& got, const Shape& shape, tsr_dtype dtype, const std::vector<double>& expected);
 
 // What a C call that returns a tensor gave back.

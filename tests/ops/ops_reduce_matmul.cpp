@@ -36,7 +36,9 @@ Outcome reduce_outcome(tsr_op op, tsr_dtype d, const Shape& shape, const std::ve
         return error_of(TSR_ERR_INDEX, "Expected reduction dim " + std::to_string(i) + " to have non-zero size.");
   }
   if (op == TSR_OP_ARGMAX) return d == TSR_BOOL ? either_of(TSR_INT64) : value_of(TSR_INT64);  // no bool argmax in 1.13
-  if (op == TSR_OP_SUM && !is_float(d)) return value_of(TSR_INT64);
+  // NumPy's sum of uint16/32/64 is uint64 (Note [Kernel contracts]); PyTorch's of the rest int64.
+  if (op == TSR_OP_SUM && !is_float(d))
+    return value_of(d == TSR_UINT16 || d == TSR_UINT32 || d == TSR_UINT64 ? TSR_UINT64 : TSR_INT64);
   return value_of(d);
 }
 
@@ -137,7 +139,7 @@ TEST_CASE("reductions: NaN wins max, min and argmax; ties pick the first") {
 
 TEST_CASE("reductions: long rows accumulate without losing precision") {
   // Values k/8: every partial sum is exact in float32, so a sum rounds once.
-  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16, TSR_INT32, TSR_UINT8})
+  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16, TSR_INT32, TSR_UINT8, TSR_UINT64})
     for (const Shape& shape : {Shape{7, 300}, Shape{20000}})
       for (Layout l : {Layout::Contiguous, Layout::Transposed, Layout::Sliced})
         for (tsr_op op : {TSR_OP_SUM, TSR_OP_MEAN, TSR_OP_MAX, TSR_OP_ARGMAX})
@@ -213,7 +215,7 @@ TEST_CASE("matmul: 1-D and N-D operands, broadcast batches, K = 0, every dtype a
 }
 
 TEST_CASE("matmul: larger operands (the BLAS path) and integer wrap-around") {
-  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64, TSR_BFLOAT16, TSR_INT8, TSR_INT32, TSR_INT64})
+  for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64, TSR_BFLOAT16, TSR_INT8, TSR_INT32, TSR_INT64, TSR_UINT32})
     for (Layout la : {Layout::Contiguous, Layout::Transposed, Layout::Sliced})
       for (Layout lb : {Layout::Contiguous, Layout::Transposed, Layout::Expanded}) {
         INFO("matmul " << tsr_dtype_name(d) << " " << layout_name(la) << " @ " << layout_name(lb));

@@ -82,6 +82,9 @@ inline void write_elem(int dtype, unsigned char* p, double v) {
     case TSR_INT16: put(static_cast<int16_t>(i)); break;
     case TSR_INT32: put(static_cast<int32_t>(i)); break;
     case TSR_INT64: put(i); break;
+    case TSR_UINT16: put(static_cast<uint16_t>(i)); break;
+    case TSR_UINT32: put(static_cast<uint32_t>(i)); break;
+    case TSR_UINT64: put(static_cast<uint64_t>(i)); break;
     default: put(static_cast<uint8_t>(v != 0)); break;
   }
 }

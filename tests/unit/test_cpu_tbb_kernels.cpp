@@ -22,8 +22,8 @@ using tessera::backend::Philox4x32;
 
 namespace {
 
-constexpr int kAllDtypes[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16, TSR_INT8,
-                              TSR_UINT8,   TSR_INT16,   TSR_INT32,   TSR_INT64,    TSR_BOOL};
+constexpr int kAllDtypes[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16, TSR_INT8,   TSR_UINT8, TSR_INT16,
+                              TSR_INT32,   TSR_INT64,   TSR_BOOL,    TSR_UINT16,   TSR_UINT32, TSR_UINT64};
 
 // The support matrix the plugin promises (written independently of its own).
 // The (op, dtype) pairs cpu_tbb implements, written out independently of
@@ -108,7 +108,7 @@ enum class Domain { Any, Positive, PowBase, PowExponent, Quarter };
 double gen_value(int dtype, Domain dom, Rng& r) {
   if (dtype == TSR_BOOL) return static_cast<double>(r.integer(0, 1));
   if (!is_float(dtype)) {
-    const bool u = dtype == TSR_UINT8;
+    const bool u = tsr_dtype_is_unsigned(dtype);
     switch (dom) {
       case Domain::PowBase: return static_cast<double>(r.integer(u ? 0 : -4, 4));
       case Domain::PowExponent: return static_cast<double>(r.integer(u ? 0 : -2, 5));
@@ -480,6 +480,10 @@ TEST_CASE("cpu_tbb: casts out of range and to narrow floats follow PyTorch") {
       {TSR_FLOAT32, TSR_INT32, {-1.0, 70000.0, -129.7, 1e10, nan}, {-1, 70000, -129, -2147483648.0, -2147483648.0}},
       {TSR_FLOAT32, TSR_INT64, {-1.0, 70000.0, -129.7, 1e20, nan}, {-1, 70000, -129, -9223372036854775808.0, -9223372036854775808.0}},
       {TSR_FLOAT32, TSR_BOOL, {nan, 0.0, -0.0, 0.1}, {1, 0, 0, 1}},
+      // The unsigned dtypes PyTorch lacks: Note [Casts] (through int64 then wrap; uint64 exact from 2^63).
+      {TSR_FLOAT32, TSR_UINT16, {-1.0, 70000.0, -129.7, 1e10, nan}, {65535, 4464, 65407, 58368, 0}},
+      {TSR_FLOAT32, TSR_UINT32, {-1.0, 70000.0, -129.7, 1e10, nan}, {4294967295.0, 70000, 4294967167.0, 1410065408, 0}},
+      {TSR_FLOAT64, TSR_UINT64, {-1.0, 0x1p63 + 2048, -129.7, 1e20, nan}, {0x1p64, 0x1p63 + 2048, 0x1p64, 0, 0x1p63}},
       {TSR_FLOAT64, TSR_FLOAT16, {1.5, -1.5, 2.5, 1e-8, 65519., 65520., 3.4e38, -7.0e4, inf}, {1.5, -1.5, 2.5, 0.0, 65504.0, inf, inf, -inf, inf}},
       {TSR_FLOAT64, TSR_BFLOAT16, {1.00390625, 1.01171875, 3.4e38, -1e39, 1e-40}, {1.0, 1.015625, inf, -inf, 9.183549615799121e-41}},
   };
@@ -539,7 +543,8 @@ std::vector<double> ref_reduce(int op, Tensor& in, const std::vector<bool>& redu
 }
 
 int reduce_out_dtype(int op, int d) {
-  if (op == TSR_OP_ARGMAX || (op == TSR_OP_SUM && !is_float(d))) return TSR_INT64;
+  if (op == TSR_OP_ARGMAX) return TSR_INT64;
+  if (op == TSR_OP_SUM && !is_float(d)) return d == TSR_UINT16 || d == TSR_UINT32 || d == TSR_UINT64 ? TSR_UINT64 : TSR_INT64;
   return d;
 }
 

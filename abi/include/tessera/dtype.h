@@ -3,7 +3,10 @@
  *
  * The numbering is part of the ABI (append only). Element sizes are in bytes.
  * float16 is IEEE binary16; bfloat16 is the top 16 bits of a binary32; bool
- * is one byte holding 0 or 1.
+ * is one byte holding 0 or 1. uint16, uint32 and uint64 (ABI 1.5) are
+ * unsigned; their promotion with the other dtypes is NumPy's (Note [Unsigned
+ * promotion] in the runtime's promotion.hpp), their casts are in Note [Casts]
+ * (tessera/ops.h).
  */
 #ifndef TESSERA_DTYPE_H
 #define TESSERA_DTYPE_H
@@ -24,7 +27,10 @@ typedef enum tsr_dtype {
   TSR_INT32 = 7,
   TSR_INT64 = 8, /* default for Python-style whole numbers */
   TSR_BOOL = 9,
-  TSR_DTYPE_COUNT = 10,
+  TSR_UINT16 = 10, /* ABI 1.5 */
+  TSR_UINT32 = 11, /* ABI 1.5 */
+  TSR_UINT64 = 12, /* ABI 1.5 */
+  TSR_DTYPE_COUNT = 13, /* dtypes this header knows; grows with each minor version that appends one */
   TSR_DTYPE_UNDEFINED = -1, /* "infer it", where an API says so */
   /* Makes the enum span all of int32_t, so a caller passing a value outside
    * the list gets an error rather than undefined behaviour (as Vulkan's
@@ -33,7 +39,7 @@ typedef enum tsr_dtype {
 } tsr_dtype;
 
 /* Bytes per element; 0 for a value outside the enum. */
-TSR_INLINE size_t tsr_dtype_size(int32_t dtype) {
+TSR_INLINE TSR_CONSTEXPR size_t tsr_dtype_size(int32_t dtype) {
   switch (dtype) {
     case TSR_FLOAT32: return 4;
     case TSR_FLOAT64: return 8;
@@ -45,12 +51,15 @@ TSR_INLINE size_t tsr_dtype_size(int32_t dtype) {
     case TSR_INT32: return 4;
     case TSR_INT64: return 8;
     case TSR_BOOL: return 1;
+    case TSR_UINT16: return 2;
+    case TSR_UINT32: return 4;
+    case TSR_UINT64: return 8;
     default: return 0;
   }
 }
 
-/* PyTorch's spelling without the "torch." prefix ("float32"); "?" if unknown. */
-TSR_INLINE const char* tsr_dtype_name(int32_t dtype) {
+/* PyTorch's (NumPy's, for uint16/32/64) spelling without the "torch." prefix ("float32"); "?" if unknown. */
+TSR_INLINE TSR_CONSTEXPR const char* tsr_dtype_name(int32_t dtype) {
   switch (dtype) {
     case TSR_FLOAT32: return "float32";
     case TSR_FLOAT64: return "float64";
@@ -62,6 +71,9 @@ TSR_INLINE const char* tsr_dtype_name(int32_t dtype) {
     case TSR_INT32: return "int32";
     case TSR_INT64: return "int64";
     case TSR_BOOL: return "bool";
+    case TSR_UINT16: return "uint16";
+    case TSR_UINT32: return "uint32";
+    case TSR_UINT64: return "uint64";
     default: return "?";
   }
 }
@@ -71,7 +83,17 @@ TSR_INLINE TSR_CONSTEXPR int tsr_dtype_is_floating(int32_t dtype) {
 }
 
 TSR_INLINE TSR_CONSTEXPR int tsr_dtype_is_integral(int32_t dtype) { /* bool excluded */
-  return dtype >= TSR_INT8 && dtype <= TSR_INT64;
+  return (dtype >= TSR_INT8 && dtype <= TSR_INT64) || (dtype >= TSR_UINT16 && dtype <= TSR_UINT64);
+}
+
+/* The unsigned integers: uint8, uint16, uint32, uint64 (bool excluded). */
+TSR_INLINE TSR_CONSTEXPR int tsr_dtype_is_unsigned(int32_t dtype) {
+  return dtype == TSR_UINT8 || (dtype >= TSR_UINT16 && dtype <= TSR_UINT64);
+}
+
+/* The signed integers: int8, int16, int32, int64. */
+TSR_INLINE TSR_CONSTEXPR int tsr_dtype_is_signed_integral(int32_t dtype) {
+  return dtype == TSR_INT8 || dtype == TSR_INT16 || dtype == TSR_INT32 || dtype == TSR_INT64;
 }
 
 #endif /* TESSERA_DTYPE_H */

@@ -5,7 +5,7 @@
  * authors comparing results).
  *
  * `p` points at one element, at any alignment (its bytes are copied). Reading:
- * int64 values beyond 2^53 round to the nearest double; a bool reads as its
+ * int64 and uint64 values beyond 2^53 round to the nearest double; a bool reads as its
  * byte (0 or 1 in a valid tensor, so a stray value shows); an unknown dtype
  * reads as 0. Writing: float32 rounds to nearest, float16 and bfloat16 round
  * through float32 (tessera/half.h); integers truncate toward zero and `v`
@@ -34,6 +34,9 @@ TSR_INLINE double tsr_element_to_double(int32_t dtype, const void* p) {
     case TSR_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
     case TSR_INT64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
     case TSR_BOOL: { uint8_t v; memcpy(&v, p, 1); return v; }
+    case TSR_UINT16: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case TSR_UINT32: { uint32_t v; memcpy(&v, p, 4); return v; }
+    case TSR_UINT64: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
     default: return 0;
   }
 }
@@ -50,6 +53,9 @@ TSR_INLINE void tsr_element_from_double(int32_t dtype, void* p, double v) {
     case TSR_INT32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
     case TSR_INT64: { int64_t x = (int64_t)v; memcpy(p, &x, 8); break; }
     case TSR_BOOL: { uint8_t x = v != 0 ? 1 : 0; memcpy(p, &x, 1); break; }
+    case TSR_UINT16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+    case TSR_UINT32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+    case TSR_UINT64: { uint64_t x = (uint64_t)v; memcpy(p, &x, 8); break; }
     default: break;
   }
 }

@@ -16,7 +16,8 @@
  *                      (marked unused) in C89, so that the headers compile
  *                      as C89 too.
  *   TSR_CONSTEXPR      `constexpr` in C++14 and later, nothing elsewhere:
- *                      the op table's helpers (ops.h) are then constant
+ *                      the op table's helpers (ops.h) and the dtype
+ *                      helpers (dtype.h) are then constant
  *                      expressions, which C++ code may use in static_assert
  *                      and if constexpr.
  */

@@ -56,7 +56,9 @@
  *   COMPARE     EQ..GE: out(bool) = a (cmp) b               key: input dtype
  *               NaN compares false except NE.
  *   UNARY       NEG..TANH: out = f(a)                       key: that dtype
- *               NEG of an unsigned integer wraps; ABS of INT_MIN is INT_MIN.
+ *               NEG of an unsigned integer wraps modulo 2^bits (NumPy's
+ *               rule); ABS and RELU of one are the identity; ABS of
+ *               INT_MIN is INT_MIN.
  *   MATH        MATH: out = f(a), f = params[0], a tsr_math_fn below
  *                                                           key: that dtype
  *               (floating only; half types compute in float32). A kernel
@@ -71,8 +73,9 @@
  *               reduced where out's size is 1 and the input's is not 1 (a
  *               dim of size 1 in both is the same whether reduced or not),
  *               the keepdim form. The dtypes: SUM's and PROD's out is
- *               int64 for the signed integers and bool, uint64 for the
- *               unsigned integers (uint8 too is int64, as PyTorch), else
+ *               uint64 for uint16, uint32 and uint64 (NumPy's and the
+ *               Array API's rule; they wrap modulo 2^64), int64 for the
+ *               other integers and bool (PyTorch's, uint8 included), else
  *               the input's; the others' out is the input's dtype, but
  *               ARGMAX's and ARGMIN's, int64. ARGMAX/ARGMIN: params[0] = 1
  *               when every dim is reduced (out then holds the row-major
@@ -160,6 +163,20 @@
  *     INT64_MIN, then wrap);
  *   - integer to integer: wrap modulo 2^bits; anything to bool: != 0;
  *     bool to anything: 0 or 1.
+ *   The unsigned dtypes of ABI 1.5 (uint16, uint32, uint64), which PyTorch
+ *   1.13 lacks, convert as NumPy 1.24 does on x86-64 wherever NumPy is
+ *   deterministic, and as written here where it is not:
+ *   - to float32/float64 from any of them: one rounding to nearest even of
+ *     the unsigned value (uint64 2^64 - 1 -> float32 2^64), as above;
+ *     to float16/bfloat16: through float32, as above;
+ *   - float to uint16/uint32: truncate toward zero through int64, then wrap
+ *     to the width, as uint8 (out of int64's range, and NaN: INT64_MIN, so
+ *     0; -1.5 -> 65535 in uint16, as NumPy);
+ *   - float to uint64: truncate toward zero; [0, 2^64) converts exactly
+ *     (2^63 + 2048 stays itself), (-2^63, 0) through int64 then wraps
+ *     (-1.0 -> 2^64 - 1); from 2^64 up, +inf: 0; NaN, -inf, -2^63 and
+ *     below: 2^63 (x86-64's conversion, NumPy's results);
+ *   - integer to integer (either side unsigned): wrap modulo 2^bits.
  */
 /* Note [Negative steps]
  *   A view's strides are never negative in Tessera: every kernel is

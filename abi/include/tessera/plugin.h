@@ -31,7 +31,7 @@
  *     (step 2) rather than return an api for it.
  *   - the api is of this major but unusable (struct_size too small for the
  *     smallest known layout, a NULL or incomplete device table, a NULL or
- *     bad kernel table): the runtime calls destroy(ctx) once, when destroy
+ *     bad kernel table, an incomplete communicator table): the runtime calls destroy(ctx) once, when destroy
  *     is not NULL and struct_size covers it, then unloads the library.
  *   - init threw a C++ exception (which breaks the ABI): nothing is called
  *     and the library stays mapped.
@@ -48,6 +48,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tessera/comm.h"
 #include "tessera/device.h"
 #include "tessera/dtype.h"
 #include "tessera/export.h"
@@ -232,13 +233,21 @@ typedef struct tsr_plugin_api {
   const char* plugin_name;         /* e.g. "cpu_tbb"; static */
   const char* plugin_version;      /* the plugin's own version; static */
   void* ctx;                       /* passed back to every slot */
-  const tsr_device_iface* device;  /* required */
-  const tsr_kernel_table* kernels; /* required (count may be 0) */
-  /* Frees ctx. Called once, at shutdown, after all its storages are freed. */
+  const tsr_device_iface* device;  /* required, unless `comm` is given */
+  const tsr_kernel_table* kernels; /* required (count may be 0), unless `comm` is
+                                      given and `device` is NULL */
+  /* Frees ctx. Called once, at shutdown, after all its storages are freed
+   * and every communicator handle and request is released. */
   void (*destroy)(void* ctx);
+  /* ---- since ABI 1.5 ---- */
+  /* Optional: the plugin's communicator (tessera/comm.h); NULL: none.
+   * Owned by the plugin, valid until destroy returns. A plugin that is
+   * only a communicator sets device and kernels to NULL and
+   * device_type_name to "" (or NULL). */
+  const tsr_comm_iface* comm;
 } tsr_plugin_api;
 
-#define TSR_PLUGIN_API_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_plugin_api, destroy)
+#define TSR_PLUGIN_API_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_plugin_api, comm)
 
 #define TSR_PLUGIN_ENTRY_SYMBOL "tsr_plugin_init"
 

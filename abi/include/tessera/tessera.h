@@ -46,6 +46,7 @@
 #include <stdint.h>
 
 #include "tessera/device.h"
+#include "tessera/distributed.h"
 #include "tessera/dtype.h"
 #include "tessera/export.h"
 #include "tessera/ops.h"
@@ -521,6 +522,12 @@ TSR_API tsr_status tsr_matmul(tsr_tensor* a, tsr_tensor* b, tsr_tensor** out);
 TSR_API tsr_status tsr_matmul_out(tsr_tensor* a, tsr_tensor* b, tsr_tensor* out);
 /* dst[...] = src, broadcasting src to dst's shape, casting, across devices. */
 TSR_API tsr_status tsr_copy_(tsr_tensor* dst, tsr_tensor* src);
+/* The value must fit the dtype, as PyTorch checks ("value cannot be converted
+ * to type int8_t without overflow"); a FLOAT truncates into an integer dtype.
+ * Into uint8/16/32 an INT may also be negative, down to -(2^bits - 1), and
+ * wraps (c10's uint8 rule); into uint64 (ABI 1.5) every INT wraps modulo
+ * 2^64, the way to write values from 2^63 on (-1 is 2^64 - 1), and a FLOAT
+ * must lie in [0, 2^64). */
 TSR_API tsr_status tsr_fill_(tsr_tensor* t, tsr_scalar value);
 
 /* The result shape of broadcasting shapes a and b (NumPy's rule). out_shape
@@ -551,7 +558,9 @@ TSR_API tsr_status tsr_copy_to_host(tsr_tensor* t, void* host, size_t host_nbyte
 TSR_API tsr_status tsr_copy_from_host(tsr_tensor* t, const void* host, size_t host_nbytes,
                                       const int64_t* host_strides);
 /* The value of a one-element tensor, exact: FLOAT for floating dtypes, INT
- * for integral, BOOL for bool. */
+ * for integral, BOOL for bool. A uint64 (since ABI 1.5) is an INT whose `i`
+ * holds the value's 64 bits (values from 2^63 on read as negative: cast `i`
+ * to uint64_t) and whose `f` holds the value rounded to double. */
 TSR_API tsr_status tsr_item(tsr_tensor* t, tsr_scalar* out);
 /* PyTorch's repr: "tensor([1., 2.])". Free *out with tsr_string_free. */
 TSR_API tsr_status tsr_format(tsr_tensor* t, char** out);

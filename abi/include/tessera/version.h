@@ -64,9 +64,9 @@
  *        FLOOR_DIVIDE, REMAINDER, BITWISE_AND/OR/XOR, SHIFT_LEFT/RIGHT,
  *        LOGADDEXP, PROD, ARGMIN, VAR, STD, CUMSUM, GATHER, SCATTER, SORT,
  *        ARGSORT and NONZERO; kinds MATH, SCAN, GATHER, SCATTER, SORT and
- *        COMPACT. GT,
- *        GE, RELU, SIGMOID and MEAN become composites: a plugin may drop
- *        its kernels for them and the runtime builds them from primitives
+ *        COMPACT. GT, GE, RELU, SIGMOID and MEAN become composites: a
+ *        plugin may drop its kernels for them and the runtime builds them
+ *        from primitives
  *        (a 1.4 plugin is a 1.5 one). A kernel may answer
  *        TSR_ERR_UNSUPPORTED to arguments it does not know (the CPU
  *        fallback runs the call). tessera/random.h: the RAND_* formulas as
@@ -75,7 +75,22 @@
  *        tsr_cumsum, tsr_gather, tsr_take, tsr_scatter_, tsr_nonzero,
  *        tsr_sort and struct tsr_sort_options (TSR_STRUCT_SORT_OPTIONS),
  *        tsr_unique, tsr_concat, tsr_stack, tsr_roll, tsr_flip, tsr_tril,
- *        tsr_triu and tsr_eye.
+ *        tsr_triu and tsr_eye. The communicators (issue 19):
+ *        tessera/comm.h (tsr_comm_iface, tsr_comm_args, enum tsr_reduce_op,
+ *        enum tsr_collective: the communicator interface) and
+ *        tsr_plugin_api.comm (optional, appended; a plugin may be only a
+ *        communicator, with NULL device and kernel tables); TSR_ERR_TIMEOUT
+ *        (appended); tessera/distributed.h in the public API (tsr_comm,
+ *        tsr_work, tsr_comm_world .. tsr_barrier, included by tessera.h).
+ *        The dtypes TSR_UINT16, TSR_UINT32 and TSR_UINT64 (appended, 10..12;
+ *        TSR_DTYPE_COUNT 13) with tsr_dtype_is_unsigned and
+ *        tsr_dtype_is_signed_integral in dtype.h, whose helpers are now
+ *        TSR_CONSTEXPR; their promotion is NumPy
+ *        1.24's, their casts are in Note [Casts] (ops.h), SUM of them gives
+ *        uint64 (Note [Kernel contracts]); tessera/element.h reads and writes
+ *        them. A 1.4 plugin has no kernels for them (an op on them there
+ *        is unsupported, or runs through the CPU fallback where configured);
+ *        a 1.4 runtime ignores a 1.5 plugin's entries for them.
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H

@@ -17,7 +17,7 @@ from . import _lib, _types
 from ._lib import C as _C, check as _check, runtime as _runtime
 from ._types import as_device as _as_device
 from ._types import (DTYPES as _DTYPES, Size, bfloat16, device, dtype, finfo, float16, float32, float64,
-                     int8, int16, int32, int64, promote_types, uint8)
+                     int8, int16, int32, int64, promote_types, uint8, uint16, uint32, uint64)
 from ._types import bool_ as bool  # noqa: A001  (tessera.bool, as torch.bool)
 from ._tensor import Tensor, _binop, _binop_out, _rbinop, _tensor_only, _unop, _unop_out, scalar as _scalar
 from ._creation import (arange, as_tensor, empty, empty_like, full, full_like, linspace, manual_seed, ones,
@@ -514,6 +514,7 @@ __all__ = [
     "broadcast_shapes", "set_printoptions", "add", "sub", "mul", "div", "maximum", "minimum", "where", "relu",
     "sigmoid", "exp", "log", "sqrt", "tanh", "abs", "neg", "pow", "matmul", "sum", "mean", "max", "min",
     "argmax", "float32", "float64", "float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64", "bool",
+    "uint16", "uint32", "uint64",
     "promote_types", "get_default_dtype", "is_tensor", "zeros_like", "ones_like", "full_like", "empty_like",
     "rand_like", "randn_like", "clone", "reshape", "transpose", "permute", "flatten", "unsqueeze", "squeeze",
     "eq", "ne", "lt", "le", "gt", "ge", "describe", "devices", "cuda", "synchronize", "empty_cache", "memory_stats",

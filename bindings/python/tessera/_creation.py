@@ -4,8 +4,8 @@ import operator
 from array import array
 
 from ._lib import C, runtime
-from ._tensor import Tensor, _call, i64_array, scalar, shape_args
-from ._types import as_device, as_dtype, bool_, float32, float64, int64, promote_types
+from ._tensor import Tensor, _call, fill_scalar, i64_array, scalar, shape_args
+from ._types import as_device, as_dtype, bool_, float32, float64, int64, promote_types, uint64
 
 _UNDEFINED = -1  # TSR_DTYPE_UNDEFINED
 
@@ -39,10 +39,10 @@ def randn(*size, dtype=None, device=None, generator=None, requires_grad=False):
     return _sized(C.randn, size, dtype, device, _UNDEFINED)
 
 
-def _number(v, what):
+def _number(v, what, code=None):
     if isinstance(v, Tensor):
         v = v.item()
-    s = scalar(v)
+    s = fill_scalar(v, code)
     if s is None:
         raise TypeError("%s must be Number, not %s" % (what, type(v).__name__))
     return s
@@ -50,7 +50,7 @@ def _number(v, what):
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     s = shape_args((size,) if not isinstance(size, (tuple, list)) else (tuple(size),))
-    return _call(C.full, runtime(), len(s), i64_array(s), _number(fill_value, "fill_value"), _code(dtype),
+    return _call(C.full, runtime(), len(s), i64_array(s), _number(fill_value, "fill_value", _code(dtype)), _code(dtype),
                  as_device(device))
 
 
@@ -198,7 +198,10 @@ def _from_sequence(data, dtype, device):
         try:
             buf, host = array("q", flat), int64
         except OverflowError:
-            raise RuntimeError("Overflow when unpacking long") from None
+            # Values from 2^63 on fit a uint64 tensor only (negatives wrap into it, as into uint8).
+            if target is not uint64 or not all(-2 ** 63 <= v < 2 ** 64 for v in flat):
+                raise RuntimeError("Overflow when unpacking long") from None
+            buf, host = array("Q", [v % 2 ** 64 for v in flat]), uint64
     else:
         buf, host = array("B", flat), bool_
     t = _host(buf, shape, host, device)

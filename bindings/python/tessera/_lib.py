@@ -245,6 +245,24 @@ _SIGNATURES = {
     "tsr_format_layout": (ST, [T, POINTER(c_void_p)]),
     "tsr_get_finfo": (ST, [I32, POINTER(Finfo)]),
     "tsr_assert_close": (ST, [T, T, c_double, c_double, I32]),
+    # tessera/distributed.h (ABI 1.5): tsr_comm* and tsr_work* as plain ints.
+    "tsr_comm_world": (ST, [T, c_char_p, OUT]),
+    "tsr_comm_split": (ST, [T, I32, I32, OUT]),
+    "tsr_comm_rank": (I32, [T]),
+    "tsr_comm_size": (I32, [T]),
+    "tsr_comm_release": (None, [T]),
+    "tsr_all_reduce": (ST, [T, T, I32, c_void_p, OUT]),
+    "tsr_broadcast": (ST, [T, T, I32, c_void_p, OUT]),
+    "tsr_comm_reduce": (ST, [T, T, I32, I32, c_void_p, OUT]),
+    "tsr_all_gather": (ST, [T, T, T, c_void_p, OUT]),
+    "tsr_reduce_scatter": (ST, [T, T, T, I32, c_void_p, OUT]),
+    "tsr_all_to_all": (ST, [T, T, T, c_void_p, OUT]),
+    "tsr_send": (ST, [T, T, I32, I32, c_void_p, OUT]),
+    "tsr_recv": (ST, [T, T, I32, I32, c_void_p, OUT]),
+    "tsr_barrier": (ST, [T, c_void_p, OUT]),
+    "tsr_work_wait": (ST, [T]),
+    "tsr_work_test": (ST, [T, POINTER(c_int32)]),
+    "tsr_work_release": (None, [T]),
 }
 
 

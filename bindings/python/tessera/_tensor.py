@@ -39,7 +39,7 @@ _MAXIMUM, _MINIMUM, _POW = OP["maximum"], OP["minimum"], OP["pow"]
 _EQ, _NE, _LT, _LE, _GT, _GE = OP["eq"], OP["ne"], OP["lt"], OP["le"], OP["gt"], OP["ge"]
 
 _I64_MIN, _I64_MAX = -(2 ** 63), 2 ** 63 - 1
-_STRUCT_FORMATS = ("f", "d", None, None, "b", "B", "h", "i", "q", "?")  # by dtype code
+_STRUCT_FORMATS = ("f", "d", None, None, "b", "B", "h", "i", "q", "?", "H", "I", "Q")  # by dtype code
 _I64 = [c_int64 * n for n in range(_lib.MAX_DIMS + 1)]
 _I32 = [c_int32 * n for n in range(_lib.MAX_DIMS + 1)]
 
@@ -119,6 +119,18 @@ def scalar(v):
     return _other_scalar(v)
 
 
+_UINT64 = 12
+
+
+def fill_scalar(v, code):
+    """scalar(v) for writing into a tensor of dtype `code`: a Python int in
+    [2^63, 2^64) goes into a uint64 tensor as its bits, which tsr_fill_
+    wraps back (tessera.h); anywhere else it overflows, as in PyTorch."""
+    if code == _UINT64 and isinstance(v, int) and not isinstance(v, bool) and 2 ** 63 <= int(v) < 2 ** 64:
+        return Scalar(1, 0, float(v), int(v) - 2 ** 64)
+    return scalar(v)
+
+
 def _other_scalar(v):
     if isinstance(v, bool):
         return Scalar(2, 0, 0.0, int(v))
@@ -148,12 +160,21 @@ def as_tensor_operand(v, like=None):
     return None
 
 
+def _scalar_with(b, t):
+    """scalar(b) as an operand of tensor t: a Python int from 2^63 on is
+    refused as PyTorch does, except beside a uint64 tensor (fill_scalar)."""
+    try:
+        return scalar(b)
+    except RuntimeError:
+        return fill_scalar(b, _dtype(t._h))
+
+
 def _binop(op, a, b):
     out = c_void_p()
     if type(b) is Tensor:
         st = _binary(op, a._h, b._h, out)
     else:
-        s = scalar(b)
+        s = _scalar_with(b, a)
         if s is not None:
             st = _binary_scalar(op, a._h, s, 0, out)
         else:
@@ -171,7 +192,7 @@ def _binop(op, a, b):
 def _rbinop(op, a, b):
     """b (op) a, for a number or array b on the left."""
     out = c_void_p()
-    s = scalar(b)
+    s = _scalar_with(b, a)
     if s is not None:
         st = _binary_scalar(op, a._h, s, 1, out)
     else:
@@ -188,7 +209,7 @@ def _inplace(op, a, b):
     if type(b) is Tensor:
         st = _binary_(op, a._h, b._h)
     else:
-        s = scalar(b)
+        s = _scalar_with(b, a)
         if s is not None:
             st = _binary_scalar_(op, a._h, s)
         else:
@@ -445,6 +466,8 @@ class Tensor:
             return s.f
         if s.kind == 2:
             return s.i != 0
+        if _dtype(self._h) == _UINT64:  # tsr_item: i holds the bits
+            return s.i % 2 ** 64
         return s.i
 
     def _one_value(self):
@@ -459,7 +482,7 @@ class Tensor:
         return int(self._one_value())
 
     def __index__(self):
-        if _dtype(self._h) not in (4, 5, 6, 7, 8, 9) or _numel(self._h) != 1:
+        if _dtype(self._h) not in (4, 5, 6, 7, 8, 9, 10, 11, 12) or _numel(self._h) != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
@@ -658,7 +681,7 @@ class Tensor:
                 return  # x[k] op= v hands back the view itself: already written
             check(C.copy_(view._h, value._h))
             return
-        s = scalar(value)
+        s = fill_scalar(value, _dtype(view._h))
         if s is not None:
             check(C.fill_(view._h, s))
             return
@@ -677,7 +700,7 @@ class Tensor:
     def fill_(self, value):
         if isinstance(value, Tensor):
             value = value.item()
-        s = scalar(value)
+        s = fill_scalar(value, _dtype(self._h))
         if s is None:
             raise TypeError("fill_(): argument 'value' must be Number, not %s" % type(value).__name__)
         check(C.fill_(self._h, s))
@@ -1235,8 +1258,8 @@ class Tensor:
             return 1 - self._cast(DTYPES[5])
         if code == 5:
             return 255 - self
-        if code in (4, 6, 7, 8):
-            return -1 - self  # ~x: maps [min, max] onto [max, min] exactly
+        if code in (4, 6, 7, 8, 10, 11, 12):
+            return -1 - self  # ~x: maps [min, max] onto [max, min] exactly (-1 wraps to the top of uint16/32/64)
         return -self
 
 
@@ -1308,7 +1331,7 @@ def _as_int_index(k):
     """An int for an index that is an integer (int, NumPy int, 0-dim
     integral Tensor), else None."""
     if isinstance(k, Tensor):
-        if _ndim(k._h) == 0 and _dtype(k._h) in (4, 5, 6, 7, 8):
+        if _ndim(k._h) == 0 and _dtype(k._h) in (4, 5, 6, 7, 8, 10, 11, 12):
             return k.item()
         return None
     if isinstance(k, bool) or type(k).__name__ == "bool_":

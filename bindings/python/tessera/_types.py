@@ -37,8 +37,12 @@ int16 = dtype(6, "int16", 2, False, True)
 int32 = dtype(7, "int32", 4, False, True)
 int64 = dtype(8, "int64", 8, False, True)
 bool_ = dtype(9, "bool", 1, False, False)
+uint16 = dtype(10, "uint16", 2, False, False)  # ABI 1.5, NumPy's promotion (Note [Unsigned promotion])
+uint32 = dtype(11, "uint32", 4, False, False)
+uint64 = dtype(12, "uint64", 8, False, False)
 
-DTYPES = (float32, float64, float16, bfloat16, int8, uint8, int16, int32, int64, bool_)  # by code
+DTYPES = (float32, float64, float16, bfloat16, int8, uint8, int16, int32, int64, bool_, uint16, uint32,
+          uint64)  # by code
 
 
 def _dtype_by_name(name):
@@ -55,7 +59,7 @@ def as_dtype(d, what="dtype"):
 
 
 def promote_types(a, b):
-    """PyTorch's promotion of two tensor dtypes."""
+    """PyTorch's promotion of two tensor dtypes (NumPy's for uint16/32/64)."""
     return DTYPES[C.promote_types(as_dtype(a)._code, as_dtype(b)._code)]
 
 

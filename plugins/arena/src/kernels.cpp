@@ -86,6 +86,9 @@ double load_double(const View& v, int64_t off) {
     case TSR_INT16: return at<int16_t>(v, off);
     case TSR_INT32: return at<int32_t>(v, off);
     case TSR_INT64: return static_cast<double>(at<int64_t>(v, off));
+    case TSR_UINT16: return at<uint16_t>(v, off);
+    case TSR_UINT32: return at<uint32_t>(v, off);
+    case TSR_UINT64: return static_cast<double>(at<uint64_t>(v, off));
     case TSR_FLOAT16: return tsr_float16_to_float(at<uint16_t>(v, off));
     case TSR_BFLOAT16: return tsr_bfloat16_to_float(at<uint16_t>(v, off));
     case TSR_FLOAT32: return at<float>(v, off);
@@ -101,6 +104,9 @@ int64_t load_int(const View& v, int64_t off) {
     case TSR_INT16: return at<int16_t>(v, off);
     case TSR_INT32: return at<int32_t>(v, off);
     case TSR_INT64: return at<int64_t>(v, off);
+    case TSR_UINT16: return at<uint16_t>(v, off);
+    case TSR_UINT32: return at<uint32_t>(v, off);
+    case TSR_UINT64: return static_cast<int64_t>(at<uint64_t>(v, off));  // wraps, as integer casts do
     default: {
       // Note [Casts] in tessera/ops.h: truncation toward zero; NaN and values
       // outside int64 give INT64_MIN, as PyTorch on x86-64.
@@ -118,6 +124,7 @@ T load(const View& v, int64_t off) {
   if constexpr (std::is_same_v<T, int64_t>) return load_int(v, off);
   // An integer converts to float in one rounding, never through a double
   // (int64 2^60 + 2^36 + 1 is 2^60 + 2^37 in float32, not 2^60).
+  else if (v.d->dtype == TSR_UINT64) return static_cast<T>(at<uint64_t>(v, off));  // from the unsigned value
   else if (is_integral_or_bool(v.d->dtype)) return static_cast<T>(load_int(v, off));
   else return static_cast<T>(load_double(v, off));
 }

@@ -1,9 +1,19 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
-"""Writes promotion.json: PyTorch 1.13's promote_types, can_cast and
-result_type over Tessera's ten dtypes, so test_promotion needs no torch.
+"""Writes promotion.json: promote_types, can_cast and result_type over
+Tessera's 13 dtypes, so test_promotion needs neither torch nor NumPy.
 
-Run with Debian's interpreter (it has torch 1.13):
+PyTorch 1.13 gives every fact about its ten dtypes. uint16, uint32 and
+uint64 (ABI 1.5) follow Note [Unsigned promotion] (runtime/promotion.hpp):
+  - promote_types: NumPy 1.24's np.promote_types; NumPy has no bfloat16, so
+    bfloat16 with a new unsigned dtype is read as float16 with it;
+  - can_cast: PyTorch's category rule, asked of torch with uint8 standing in
+    for the new dtypes (the rule looks at categories only);
+  - result_type: PyTorch's category rule (model_result_type below) over the
+    13 x 13 table. The model is first checked against torch.result_type on
+    every case of the ten dtypes, so it is PyTorch's rule, not a guess.
+
+Run with Debian's interpreter (it has torch 1.13 and NumPy 1.24):
     /usr/bin/python3 tests/data/shape/make_promotion.py
 """
 import itertools
@@ -11,64 +21,130 @@ import json
 import os
 import random
 
+import numpy as np
 import torch
 
-# Tessera's numbering (abi/include/tessera/dtype.h).
-DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8,
-          torch.uint8, torch.int16, torch.int32, torch.int64, torch.bool]
-INDEX = {d: i for i, d in enumerate(DTYPES)}
+# Tessera's numbering (abi/include/tessera/dtype.h); the new dtypes by name.
+TORCH = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8,
+         torch.uint8, torch.int16, torch.int32, torch.int64, torch.bool]
+NAMES = [str(d).replace("torch.", "") for d in TORCH] + ["uint16", "uint32", "uint64"]
+N_TORCH = len(TORCH)
+INDEX = {d: i for i, d in enumerate(TORCH)}
+F32, F64, I64, BOOL = 0, 1, 8, 9
+FLOATING = {0, 1, 2, 3}
 # A Python number of each kind, and the dtype Tessera's Operand gives it.
-PY_SCALARS = {torch.bool: True, torch.int64: 2, torch.float64: 1.5}
+PY_SCALARS = {BOOL: True, I64: 2, F64: 1.5}
+
+
+def numpy_name(i):
+    return "float16" if NAMES[i] == "bfloat16" else NAMES[i]
+
+
+def promote(a, b):
+    if a < N_TORCH and b < N_TORCH:
+        return INDEX[torch.promote_types(TORCH[a], TORCH[b])]
+    return NAMES.index(str(np.promote_types(numpy_name(a), numpy_name(b))))
+
+
+def can_cast(a, b):
+    stand_in = lambda i: TORCH[i] if i < N_TORCH else torch.uint8  # noqa: E731
+    return bool(torch.can_cast(stand_in(a), stand_in(b)))
+
+
+def category(d):
+    return 0 if d == BOOL else 2 if d in FLOATING else 1
+
+
+def model_result_type(ops, table):
+    """torch.result_type's rule: tensors with dims, then 0-d tensors, then
+    Python numbers, each class counting only when its category is higher."""
+    def fold(dtypes):
+        r = None
+        for d in dtypes:
+            r = d if r is None else table[r][d]
+        return r
+
+    def combine(higher, lower):
+        if higher is None:
+            return lower
+        if lower is None or category(lower) <= category(higher):
+            return higher
+        return table[higher][lower] if category(higher) != 2 else higher
+
+    dims = fold(d for d, k in ops if k == "tensor")
+    zero = fold(d for d, k in ops if k == "zerodim")
+    wrapped = fold(F32 if d in FLOATING else d for d, k in ops if k == "scalar")
+    tensors = combine(dims, zero)
+    if wrapped is None:
+        return tensors
+    return wrapped if tensors is None or category(wrapped) > category(tensors) else tensors
 
 
 def make(kind, dtype):
     """An operand of torch.result_type: a 1-d tensor, a 0-d tensor or a Python number."""
     if kind == "tensor":
-        return torch.ones(2, dtype=dtype)
+        return torch.ones(2, dtype=TORCH[dtype])
     if kind == "zerodim":
-        return torch.ones((), dtype=dtype)
+        return torch.ones((), dtype=TORCH[dtype])
     return PY_SCALARS[dtype]
 
 
 def main():
-    promote = [[INDEX[torch.promote_types(a, b)] for b in DTYPES] for a in DTYPES]
-    can_cast = [[bool(torch.can_cast(a, b)) for b in DTYPES] for a in DTYPES]
+    n = len(NAMES)
+    table = [[promote(a, b) for b in range(n)] for a in range(n)]
+    casts = [[can_cast(a, b) for b in range(n)] for a in range(n)]
 
-    operands = [(k, d) for k in ("tensor", "zerodim") for d in DTYPES]
-    operands += [("scalar", d) for d in PY_SCALARS]
+    def operands(dtypes):
+        ops = [(d, k) for k in ("tensor", "zerodim") for d in dtypes]
+        return ops + [(d, "scalar") for d in PY_SCALARS]
+
     cases = []
-    # Every ordered pair, Python numbers on either side or both.
-    for (ka, da), (kb, db) in itertools.product(operands, operands):
-        r = torch.result_type(make(ka, da), make(kb, db))
-        cases.append({"ops": [[INDEX[da], ka], [INDEX[db], kb]], "result": INDEX[r]})
+    # Every ordered pair of the ten dtypes, Python numbers on either side or both: torch's answer.
+    for (da, ka), (db, kb) in itertools.product(operands(range(N_TORCH)), repeat=2):
+        r = INDEX[torch.result_type(make(ka, da), make(kb, db))]
+        assert model_result_type([(da, ka), (db, kb)], table) == r, (da, ka, db, kb)
+        cases.append({"ops": [[da, ka], [db, kb]], "result": r})
 
     # Three tensor operands: a structured op on meta tensors computes the
     # common dtype of its inputs by the same rule, without running a kernel.
     rng = random.Random(1913)
-    tensor_kinds = [(k, d) for k, d in operands if k != "scalar"]
+    tensor_kinds = [(d, k) for d, k in operands(range(N_TORCH)) if k != "scalar"]
     triples = set()
     while len(triples) < 150:
         triples.add(tuple(rng.choice(tensor_kinds) for _ in range(3)))
     for triple in sorted(triples, key=str):
-        args = [make(k, d).to("meta") for k, d in triple]
+        args = [make(k, d).to("meta") for d, k in triple]
         try:
-            r = torch.addcmul(*args).dtype
+            r = INDEX[torch.addcmul(*args).dtype]
         except RuntimeError:
             continue  # addcmul refuses some dtypes (bool); not a promotion fact
-        cases.append({"ops": [[INDEX[d], k] for k, d in triple], "result": INDEX[r]})
+        assert model_result_type(list(triple), table) == r, triple
+        cases.append({"ops": [[d, k] for d, k in triple], "result": r})
+
+    # Every ordered pair with a new dtype on at least one side: the model.
+    new_cases = 0
+    for (da, ka), (db, kb) in itertools.product(operands(range(n)), repeat=2):
+        if da < N_TORCH and db < N_TORCH:
+            continue
+        if ka == "scalar" and kb == "scalar":
+            continue  # Python numbers only: no new dtype
+        r = model_result_type([(da, ka), (db, kb)], table)
+        cases.append({"ops": [[da, ka], [db, kb]], "result": r})
+        new_cases += 1
 
     out = {
         "torch_version": torch.__version__,
-        "dtypes": [str(d).replace("torch.", "") for d in DTYPES],
-        "promote_types": promote,
-        "can_cast": can_cast,
+        "numpy_version": np.__version__,
+        "dtypes": NAMES,
+        "promote_types": table,
+        "can_cast": casts,
         "result_type": cases,
     }
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "promotion.json")
     with open(path, "w") as f:
         json.dump(out, f, indent=None, separators=(",", ":"))
         f.write("\n")
-    print(f"wrote {len(cases)} result_type cases to {path}")
+    print(f"wrote {len(cases)} result_type cases ({new_cases} with uint16/32/64) to {path}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* tessera/distributed.h — collectives across processes (public API, ABI 1.5).
+ *
+ * Included by tessera.h. A tsr_comm is a group of processes (ranks) that
+ * exchange tensors through a communicator plugin (tessera/comm.h) chosen
+ * by the config: "communicators" maps a device type to a plugin
+ * ({"cpu": "mpi"}). Its meanings are torch.distributed's:
+ *
+ *   tsr_all_reduce      tensor = op over ranks (in place)
+ *   tsr_broadcast       tensor = root's tensor (in place)
+ *   tsr_comm_reduce     root's tensor = op over ranks (others unchanged)
+ *   tsr_all_gather      output = every rank's input, concatenated along a
+ *                       new leading block (output numel = size * input numel)
+ *   tsr_reduce_scatter  output = block `rank` of op over ranks of input
+ *                       (input numel = size * output numel)
+ *   tsr_all_to_all      output block j = block `rank` of rank j's input
+ *                       (equal blocks; input and output numel equal,
+ *                       divisible by size)
+ *   tsr_send, tsr_recv  point to point, matched by peer and tag
+ *   tsr_barrier         every rank has arrived
+ *
+ * Tensors: any shape, layout (views, non-contiguous) and device. Inputs
+ * and outputs of one call share a dtype (TSR_ERR_TYPE otherwise). Memory
+ * the communicator cannot read (device memory, for MPI) is staged through
+ * the host; an output that is a view receives the result by a copy.
+ *
+ * Blocking and asynchronous: every collective takes `work`. NULL: the call
+ * blocks until done. Not NULL: the call returns once started, with *work
+ * (owned by the caller, ended by tsr_work_release) to wait on or test; the
+ * tensors must stay alive and untouched until the work completes (the work
+ * holds references to them, as PyTorch's Work does).
+ *
+ * Nothing waits forever: every call has a timeout, the config's
+ * "comm_timeout_s" (default 300 s) unless `options` gives one. A
+ * collective whose peers do not answer fails with TSR_ERR_TIMEOUT and a
+ * message naming the collective and the rank ("all_reduce on rank 1 of 4:
+ * timed out after 30 s"); the communicator is then broken and every later
+ * call on it fails at once.
+ *
+ * Checking mode: with TESSERA_DISTRIBUTED_DEBUG=1 in the environment, each
+ * collective first exchanges what every rank called (collective, dtype,
+ * shape, root, op) and fails with TSR_ERR_INVALID_ARGUMENT, naming the
+ * ranks and what differs, instead of hanging or computing garbage.
+ *
+ * Lifetime: release every tsr_work and tsr_comm before tsr_runtime_destroy
+ * (which refuses otherwise, as for tensors).
+ */
+#ifndef TESSERA_DISTRIBUTED_H
+#define TESSERA_DISTRIBUTED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/comm.h"
+#include "tessera/export.h"
+#include "tessera/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tsr_runtime;
+struct tsr_tensor;
+typedef struct tsr_comm tsr_comm;
+typedef struct tsr_work tsr_work;
+
+/* Per-call options; NULL means every default. */
+typedef struct tsr_comm_options {
+  size_t struct_size; /* TSR_COMM_OPTIONS_STRUCT_SIZE */
+  double timeout_s;   /* seconds; 0: the communicator's (the config's) */
+} tsr_comm_options;
+
+#define TSR_COMM_OPTIONS_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_comm_options, timeout_s)
+
+/* The world communicator of the launch environment (mpirun, srun) through
+ * the plugin the config names for `device_type` ("cpu", "cuda"); NULL: the
+ * default device's type, else the only communicator loaded. *out is owned
+ * by the caller (tsr_comm_release). */
+TSR_API tsr_status tsr_comm_world(struct tsr_runtime* rt, const char* device_type, tsr_comm** out);
+/* Collective over `comm`: ranks with one color (>= 0) form a communicator,
+ * ordered by key, then by rank. A negative color takes part and gets
+ * *out = NULL (TSR_OK). */
+TSR_API tsr_status tsr_comm_split(tsr_comm* comm, int32_t color, int32_t key, tsr_comm** out);
+/* This process's rank, and the number of ranks; -1 for a NULL comm. */
+TSR_API int32_t tsr_comm_rank(const tsr_comm* comm);
+TSR_API int32_t tsr_comm_size(const tsr_comm* comm);
+/* The communicator's default timeout in seconds; 0 for a NULL comm. */
+TSR_API double tsr_comm_timeout(const tsr_comm* comm);
+/* Ends the caller's handle (not collective, never blocks). NULL: no-op. */
+TSR_API void tsr_comm_release(tsr_comm* comm);
+
+/* The collectives; `op` is a tsr_reduce_op, `options` may be NULL, `work`
+ * NULL blocks (see above). */
+TSR_API tsr_status tsr_all_reduce(tsr_comm* comm, struct tsr_tensor* tensor, int32_t op,
+                                  const tsr_comm_options* options, tsr_work** work);
+TSR_API tsr_status tsr_broadcast(tsr_comm* comm, struct tsr_tensor* tensor, int32_t root,
+                                 const tsr_comm_options* options, tsr_work** work);
+TSR_API tsr_status tsr_comm_reduce(tsr_comm* comm, struct tsr_tensor* tensor, int32_t root, int32_t op,
+                              const tsr_comm_options* options, tsr_work** work);
+TSR_API tsr_status tsr_all_gather(tsr_comm* comm, struct tsr_tensor* output, struct tsr_tensor* input,
+                                  const tsr_comm_options* options, tsr_work** work);
+TSR_API tsr_status tsr_reduce_scatter(tsr_comm* comm, struct tsr_tensor* output, struct tsr_tensor* input,
+                                      int32_t op, const tsr_comm_options* options, tsr_work** work);
+TSR_API tsr_status tsr_all_to_all(tsr_comm* comm, struct tsr_tensor* output, struct tsr_tensor* input,
+                                  const tsr_comm_options* options, tsr_work** work);
+TSR_API tsr_status tsr_send(tsr_comm* comm, struct tsr_tensor* tensor, int32_t dst, int32_t tag,
+                            const tsr_comm_options* options, tsr_work** work);
+TSR_API tsr_status tsr_recv(tsr_comm* comm, struct tsr_tensor* tensor, int32_t src, int32_t tag,
+                            const tsr_comm_options* options, tsr_work** work);
+TSR_API tsr_status tsr_barrier(tsr_comm* comm, const tsr_comm_options* options, tsr_work** work);
+
+/* Waits until the work completes, then finishes it (copies into outputs
+ * that are views, back to device memory); the status of the operation. A
+ * second wait returns the same status at once. */
+TSR_API tsr_status tsr_work_wait(tsr_work* work);
+/* Never blocks: *done = 1 once completed (and finished, as by wait). */
+TSR_API tsr_status tsr_work_test(tsr_work* work, int32_t* done);
+/* Ends the handle. A work not yet completed is first waited for (its
+ * timeout bounds the wait), as dropping a PyTorch Work still lets the
+ * operation finish. NULL: no-op. */
+TSR_API void tsr_work_release(tsr_work* work);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TESSERA_DISTRIBUTED_H */
