@@ -439,8 +439,9 @@ TSR_API tsr_status tsr_math_out(int32_t fn, tsr_tensor* a, tsr_tensor* out);
  * as 1-d ones of one element and give 0-d results. */
 
 /* The cumulative sum along dim ([-ndim, ndim)). dtype TSR_DTYPE_UNDEFINED
- * sums t's dtype; another dtype casts t first (PyTorch's dtype=). Integer
- * and bool sums are int64, as SUM's. */
+ * sums t's dtype; another dtype casts t first (PyTorch's dtype=). The
+ * result has SUM's dtype: uint64 for uint16, uint32 and uint64, int64 for
+ * the other integers and bool, else t's. */
 TSR_API tsr_status tsr_cumsum(tsr_tensor* t, int64_t dim, tsr_dtype dtype, tsr_tensor** out);
 /* torch.gather: out[i..][j][k..] = x[i..][index[i..][j][k..]][k..] with j on
  * dim; index has x's ndim and, off dim, no larger sizes; out has index's
