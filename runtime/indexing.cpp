@@ -23,12 +23,6 @@ Layout at_least_1d(const Layout& l) {
   return view(l, 1, &one);
 }
 
-// SUM's result dtype (Note [Kernel contracts]), which CUMSUM shares.
-int32_t sum_dtype(int32_t dtype) {
-  if (tsr_dtype_is_floating(dtype)) return dtype;
-  return dtype == TSR_UINT16 || dtype == TSR_UINT32 || dtype == TSR_UINT64 ? TSR_UINT64 : TSR_INT64;
-}
-
 // index as int64 (int32 etc. are converted; floating and bool refused).
 TensorRef index_tensor(const tsr_tensor& index, const char* fn) {
   if (!tsr_dtype_is_integral(index.dtype))

@@ -113,6 +113,8 @@ TensorRef math(int32_t fn, const tsr_tensor& a);
 void math_out(int32_t fn, const tsr_tensor& a, const tsr_tensor& out);
 
 // ---- reductions and matmul (reduce.cpp, matmul.cpp) -------------------------
+// SUM's, PROD's and CUMSUM's result dtype for input `dtype`.
+int32_t sum_dtype(int32_t dtype);
 // correction: VAR's and STD's (scalars[0] of their kernels); ignored by the others.
 TensorRef reduce(int32_t op, const tsr_tensor& t, int32_t num_dims, const int32_t* dims, bool keepdim,
                  double correction = 1.0);

@@ -8,14 +8,19 @@
 
 namespace tessera::rt {
 
+// Note [Kernel contracts]: uint64 for the unsigned dtypes NumPy sums so,
+// int64 for the other integers and bool, else the input's.
+int32_t sum_dtype(int32_t dtype) {
+  if (tsr_dtype_is_floating(dtype)) return dtype;
+  return dtype == TSR_UINT16 || dtype == TSR_UINT32 || dtype == TSR_UINT64 ? TSR_UINT64 : TSR_INT64;
+}
+
 namespace {
 int32_t reduced_dtype(int32_t op, int32_t dtype) {
   if (tsr_op_kind(op) != TSR_OP_KIND_REDUCE) fail(TSR_ERR_INVALID_ARGUMENT, op_label(op) + " is not a reduction");
   switch (op) {
-    case TSR_OP_SUM:  // Note [Kernel contracts]: uint64 for the unsigned dtypes NumPy sums so, int64 for the rest
-    case TSR_OP_PROD:
-      if (tsr_dtype_is_floating(dtype)) return dtype;
-      return dtype == TSR_UINT16 || dtype == TSR_UINT32 || dtype == TSR_UINT64 ? TSR_UINT64 : TSR_INT64;
+    case TSR_OP_SUM:
+    case TSR_OP_PROD: return sum_dtype(dtype);
     case TSR_OP_MEAN:
       if (!tsr_dtype_is_floating(dtype))
         fail(TSR_ERR_TYPE,

@@ -1146,7 +1146,9 @@ class Tensor:
             return self.minimum(dim)
         if dim is None:
             return self._reduce(27, None, False)
-        return _MinResult((self._reduce(27, dim, keepdim), self._reversed()._reduce(28, dim, keepdim)))
+        # bool has no argmin kernel (PyTorch neither) but min(dim) has indices.
+        key = self._cast(DTYPES[5]) if _dtype(self._h) == 9 else self
+        return _MinResult((self._reduce(27, dim, keepdim), key._reduce(OP["argmin"], dim, keepdim)))
 
     def argmax(self, dim=None, keepdim=False):
         return self._reduce(28, dim, keepdim)
@@ -1250,17 +1252,6 @@ class Tensor:
     def std(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
         return self._variance(OP["std"], dim, unbiased, keepdim, correction)
 
-    def _reversed(self):
-        """A tensor whose order is this one's reversed, without overflow, so
-        that the argmax of it is the argmin of this (ties: the first)."""
-        code = _dtype(self._h)
-        if code == 9:
-            return 1 - self._cast(DTYPES[5])
-        if code == 5:
-            return 255 - self
-        if code in (4, 6, 7, 8, 10, 11, 12):
-            return -1 - self  # ~x: maps [min, max] onto [max, min] exactly (-1 wraps to the top of uint16/32/64)
-        return -self
 
 
 def _nest(flat, shape):
