@@ -154,8 +154,13 @@ void scatter_(const tsr_tensor& out, int64_t dim, const tsr_tensor& index, const
 
 TensorRef nonzero(const tsr_tensor& x) {
   const Layout lx = at_least_1d(x.layout);
-  TensorRef flags = binary_scalar(TSR_OP_NE, x, tsr_scalar_int(0), false);
-  const int64_t count = x.layout.numel() == 0 ? 0 : read_item(*reduce(TSR_OP_SUM, *flags, 0, nullptr, false)).i;
+  // The count decides the shape: SUM of x != 0 (of x itself when bool), one number read back.
+  int64_t count = 0;
+  if (x.layout.numel() > 0) {
+    const TensorRef flags =
+        x.dtype == TSR_BOOL ? TensorRef::share(const_cast<tsr_tensor*>(&x)) : binary_scalar(TSR_OP_NE, x, tsr_scalar_int(0), false);
+    count = read_item(*reduce(TSR_OP_SUM, *flags, 0, nullptr, false)).i;
+  }
   const int64_t shape[2] = {count, x.layout.ndim};
   TensorRef out = empty(*x.rt, 2, shape, TSR_INT64, x.device);
   if (count > 0 && x.layout.ndim > 0) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Array API's set functions (unique_all, unique_counts, unique_inverse,
 // unique_values) built from primitives on x's device: a stable argsort of
-// the flattened x, the sorted values, a flag where each run of equal values
+// the flattened x and the values through it (SORT alone when neither
+// indices nor the inverse is asked), a flag where each run of equal values
 // starts (NaN never equals NaN, so each NaN is its own value, as the
 // standard asks; -0 equals +0), the starts compacted (NONZERO), and from
 // those the values, first indices and counts; the inverse is the running
@@ -19,9 +20,15 @@ void unique(const tsr_tensor& x, TensorRef* values, TensorRef* indices, TensorRe
   const int64_t n = x.layout.numel();
   TensorRef flat = contiguous(TensorRef::share(const_cast<tsr_tensor*>(&x)));
   flat = make_view(*flat, view(flat->layout, 1, &n));
-  TensorRef perm;
-  sort(*flat, 0, false, true, nullptr, &perm);
-  TensorRef sorted = take(*flat, *perm, 0);
+  // The values alone need only SORT; indices and the inverse need the
+  // permutation (a stable ARGSORT) and the values taken through it.
+  TensorRef perm, sorted;
+  if (indices == nullptr && inverse == nullptr) {
+    sort(*flat, 0, false, false, &sorted, nullptr);
+  } else {
+    sort(*flat, 0, false, true, nullptr, &perm);
+    sorted = take(*flat, *perm, 0);
+  }
   // first[i]: sorted[i] starts a run (i == 0, or it differs from sorted[i - 1]).
   TensorRef first = empty(*x.rt, 1, &n, TSR_BOOL, x.device);
   if (n > 0) {

@@ -31,14 +31,22 @@ template <int Op, int D> struct NonzeroKernel {
     const int64_t blocks = (total + kCompactBlock - 1) / kCompactBlock;
     std::vector<int64_t> first(static_cast<size_t>(blocks) + 1, 0);
     auto nonzero = [](S v) { return load(v) != decltype(load(v))(0); };
+    // Row-major contiguous input (the common case): plain loops that vectorise.
+    bool dense = true;
+    for (int64_t d = in.ndim - 1, step = 1; d >= 0; step *= in.shape[d], --d)
+      dense = dense && (in.shape[d] == 1 || in.strides[d] == step);
     maybe_parallel(ctx, blocks, total, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t e0 = b * kCompactBlock, e1 = std::min(total, e0 + kCompactBlock);
-        StridedWalk<1> w(in.ndim, in.shape, {in.strides}, e0);
         int64_t c = 0;
-        for (int64_t e = e0; e < e1; ++e) {
-          c += nonzero(x[w.off[0]]);
-          if (e + 1 < e1) w.next();
+        if (dense) {
+          for (int64_t e = e0; e < e1; ++e) c += nonzero(x[e]);
+        } else {
+          StridedWalk<1> w(in.ndim, in.shape, {in.strides}, e0);
+          for (int64_t e = e0; e < e1; ++e) {
+            c += nonzero(x[w.off[0]]);
+            if (e + 1 < e1) w.next();
+          }
         }
         first[static_cast<size_t>(b) + 1] = c;
       }
@@ -51,8 +59,13 @@ template <int Op, int D> struct NonzeroKernel {
     maybe_parallel(ctx, blocks, total, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t e0 = b * kCompactBlock, e1 = std::min(total, e0 + kCompactBlock);
-        StridedWalk<1> w(in.ndim, in.shape, {in.strides}, e0);
         int64_t row = first[static_cast<size_t>(b)];
+        if (dense && in.ndim == 1) {  // the row is the position itself
+          for (int64_t e = e0; e < e1; ++e)
+            if (nonzero(x[e])) y[row++ * out.strides[0]] = e;
+          continue;
+        }
+        StridedWalk<1> w(in.ndim, in.shape, {in.strides}, e0);
         for (int64_t e = e0; e < e1; ++e) {
           if (nonzero(x[w.off[0]])) {
             for (int d = 0; d < in.ndim; ++d) y[row * out.strides[0] + d * out.strides[1]] = w.idx[d];

@@ -6,23 +6,29 @@
 // descending flips the key. ARGSORT sorts (key, position) pairs, so it is
 // always stable (it compares -0 and +0 equal, as the contract asks); SORT
 // sorts the keys alone and maps them back (-0 before +0, NaN as one quiet
-// NaN). Many lines: one task per run of lines, std::sort each; one long
-// line: tbb::parallel_sort.
+// NaN). Lines of kRadixSortLength elements or more are radix sorted (Note
+// [Radix sort]; one long line in parallel), shorter ones compared with
+// std::sort; many lines: one task per run of lines.
 #include <algorithm>
 #include <bit>
 #include <utility>
 #include <vector>
 
-#include <tbb/parallel_sort.h>
-
 #include "kernels.hpp"
 #include "parallel.hpp"
+#include "radix_sort.hpp"
 
 namespace tessera::cpu_tbb {
 
 namespace {
 
 constexpr int64_t kParallelSortLength = 1 << 16;
+
+// body(begin, end) over a line's n elements, in parallel when `parallel`.
+template <class F> void over_line(Context& ctx, int64_t n, bool parallel, F&& body) {
+  if (parallel) maybe_parallel(ctx, n, n, 4096, body);
+  else body(int64_t{0}, n);
+}
 
 template <int D> struct Keys {
   using C = compute_t<D>;
@@ -64,10 +70,6 @@ template <int D> struct Keys {
   }
 };
 
-template <class V> void sort_buffer(Context& ctx, std::vector<V>& buf, bool parallel) {
-  if (parallel) ctx.parallel([&] { tbb::parallel_sort(buf.begin(), buf.end()); });
-  else std::sort(buf.begin(), buf.end());
-}
 
 template <int Op, int D> struct SortKernel {
   static constexpr bool kArg = Op == TSR_OP_ARGSORT;
@@ -77,15 +79,55 @@ template <int Op, int D> struct SortKernel {
   // ARGSORT's entries: a 32-bit key and position packed in one word, else a pair.
   using Entry = std::conditional_t<(sizeof(K) == 4), uint64_t, std::pair<uint64_t, int64_t>>;
 
+  // A line of n >= kRadixSortLength elements (Note [Radix sort]).
+  static void radix_line(Context& ctx, const S* x, int64_t si, void* out, int64_t so, int64_t n, bool descending,
+                         bool parallel) {
+    const size_t un = static_cast<size_t>(n);
+    Scratch key_space(ctx, 2 * un * sizeof(K));
+    K* keys = key_space.as<K>();
+    over_line(ctx, n, parallel, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        const K k = KeyT::map(load(x[i * si]), kArg);
+        keys[i] = descending ? static_cast<K>(~k) : k;
+      }
+    });
+    if constexpr (!kArg) {
+      const K* sorted = radix_sort<K, void>(ctx, keys, keys + n, nullptr, nullptr, n, parallel) ? keys + n : keys;
+      S* y = static_cast<S*>(out);
+      over_line(ctx, n, parallel, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          const K k = sorted[i];
+          y[i * so] = store<S>(KeyT::unmap(descending ? static_cast<K>(~k) : k));
+        }
+      });
+    } else {
+      Scratch position_space(ctx, 2 * un * sizeof(uint32_t));
+      uint32_t* pos = position_space.as<uint32_t>();
+      over_line(ctx, n, parallel, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) pos[i] = static_cast<uint32_t>(i);
+      });
+      const uint32_t* sorted =
+          radix_sort<K, uint32_t>(ctx, keys, keys + n, pos, pos + n, n, parallel) ? pos + n : pos;
+      int64_t* y = static_cast<int64_t*>(out);
+      over_line(ctx, n, parallel, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) y[i * so] = sorted[i];
+      });
+    }
+  }
+
   static void line(Context& ctx, const S* x, int64_t si, void* out, int64_t so, int64_t n, bool descending,
                    bool parallel, std::vector<K>& keys, std::vector<Entry>& entries) {
+    if (n >= kRadixSortLength && n <= int64_t{0xFFFFFFFF}) {
+      radix_line(ctx, x, si, out, so, n, descending, parallel);
+      return;
+    }
     if constexpr (!kArg) {
       keys.resize(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) {
         const K k = KeyT::map(load(x[i * si]), false);
         keys[static_cast<size_t>(i)] = descending ? ~k : k;
       }
-      sort_buffer(ctx, keys, parallel);
+      std::sort(keys.begin(), keys.end());
       S* y = static_cast<S*>(out);
       for (int64_t i = 0; i < n; ++i) {
         const K k = keys[static_cast<size_t>(i)];
@@ -99,7 +141,7 @@ template <int Op, int D> struct SortKernel {
         if constexpr (sizeof(K) == 4) entries[static_cast<size_t>(i)] = (uint64_t{k} << 32) | static_cast<uint64_t>(i);
         else entries[static_cast<size_t>(i)] = {k, i};
       }
-      sort_buffer(ctx, entries, parallel);
+      std::sort(entries.begin(), entries.end());
       int64_t* y = static_cast<int64_t*>(out);
       for (int64_t i = 0; i < n; ++i) {
         const Entry& e = entries[static_cast<size_t>(i)];

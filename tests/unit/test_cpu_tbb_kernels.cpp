@@ -674,6 +674,79 @@ TEST_CASE("cpu_tbb: argmax along one dim and over all dims") {
   CHECK(std::isnan(m.get(1)));
 }
 
+// Lines of 2048 elements and more are radix sorted (Note [Radix sort]), one
+// long line in parallel chunks; shorter ones compare. The reference is
+// std::stable_sort with the contract's order: NaN above everything, -0 and
+// +0 equal, descending stable keeping ascending positions among ties.
+TEST_CASE("cpu_tbb: sort, argsort and nonzero on long lines match std::stable_sort") {
+  Rng rng{11};
+  struct Case {
+    std::vector<int64_t> shape;
+    Layout layout;
+    int dim;
+  };
+  const Case cases[] = {{{3, 2047}, L::Contiguous, 1}, {{3, 5000}, L::Contiguous, 1},
+                        {{4100, 2}, L::Transposed, 0}, {{1, 140000}, L::Contiguous, 1}};
+  for (int d : kAllDtypes) {
+    for (const Case& c : cases) {
+      if (skip_big(d, c.shape)) continue;
+      Tensor in = make_tensor(d, c.shape, c.layout);
+      for (int64_t i = 0; i < in.numel(); ++i) {
+        // Wide integers, so that every digit pass runs; floats with specials.
+        double v = gen_value(d, Domain::Any, rng);
+        if (!is_float(d) && d != TSR_BOOL) {
+          const double span = tsr_dtype_size(d) >= 4 ? 2e9 : tsr_dtype_size(d) == 2 ? 30000 : 120;
+          const double lo = tsr_dtype_is_unsigned(d) ? 0 : -span;
+          v = std::floor(lo + (span - lo) * rng.uniform());
+        }
+        in.set(i, v);
+      }
+      const int64_t lines = in.numel() / c.shape[c.dim], n = c.shape[c.dim];
+      const int64_t stride = c.dim == 1 ? 1 : c.shape[1];  // row-major stride of the dim
+      for (int descending = 0; descending < 2; ++descending) {
+        INFO(tsr_dtype_name(d) << " shape [" << c.shape[0] << ", " << c.shape[1] << "] dim " << c.dim
+                               << (descending ? " descending" : ""));
+        Tensor values = make_tensor(d, c.shape, L::Contiguous);
+        Tensor order = make_tensor(TSR_INT64, c.shape, L::Contiguous);
+        run_ok(plugin(), TSR_OP_SORT, d, values, {&in}, {}, {c.dim, descending});
+        run_ok(plugin(), TSR_OP_ARGSORT, d, order, {&in}, {}, {c.dim, descending, 1});
+        std::vector<double> want_values(static_cast<size_t>(in.numel())), want_order(want_values.size());
+        for (int64_t l = 0; l < lines; ++l) {
+          const int64_t base = c.dim == 1 ? l * n : l;  // the line's first row-major index
+          std::vector<int64_t> idx(static_cast<size_t>(n));
+          std::vector<double> key(static_cast<size_t>(n));
+          for (int64_t j = 0; j < n; ++j) idx[j] = j, key[j] = in.get(base + j * stride);
+          // rank: NaN largest; -0 == +0 falls out of ==.
+          auto less = [&](int64_t a, int64_t b) {
+            const double x = key[a], y = key[b];
+            if (std::isnan(x)) return false;
+            if (std::isnan(y)) return true;
+            return x < y;
+          };
+          if (descending) std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) { return less(b, a); });
+          else std::stable_sort(idx.begin(), idx.end(), less);
+          for (int64_t j = 0; j < n; ++j) {
+            want_order[base + j * stride] = static_cast<double>(idx[j]);
+            want_values[base + j * stride] = key[idx[j]];
+          }
+        }
+        CHECK(mismatch(values, want_values) == "");
+        CHECK(mismatch(order, want_order) == "");
+      }
+      // NONZERO over the same input: rows in row-major order.
+      if (c.layout == L::Contiguous || d == TSR_BOOL) {
+        std::vector<double> rows;
+        for (int64_t i = 0; i < in.numel(); ++i)
+          if (in.get(i) != 0) rows.push_back(static_cast<double>(i / c.shape[1])), rows.push_back(static_cast<double>(i % c.shape[1]));
+        Tensor out = make_tensor(TSR_INT64, {static_cast<int64_t>(rows.size() / 2), 2}, L::Contiguous);
+        INFO("nonzero of " << tsr_dtype_name(d) << " " << layout_name(c.layout));
+        run_ok(plugin(), TSR_OP_NONZERO, d, out, {&in});
+        CHECK(mismatch(out, rows) == "");
+      }
+    }
+  }
+}
+
 TEST_CASE("cpu_tbb: matmul on every layout, batched and broadcast") {
   struct MatmulCase {
     std::vector<int64_t> a, b;
