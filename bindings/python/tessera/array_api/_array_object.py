@@ -18,7 +18,6 @@ from ._dtypes import CATEGORIES, promote
 def _scalar_tensor(value, like):
     """A Python scalar beside an array of dtype `like.dtype`, as a 0-d tensor
     on its device (Note [Array API promotion])."""
-    from .._creation import full
     d = like.dtype
     if isinstance(value, builtins.bool):
         if d is not _dtypes.bool:
@@ -36,7 +35,17 @@ def _scalar_tensor(value, like):
                             _dtypes.name(d))
     else:
         return None
-    return full((), value, dtype=d, device=like.device)
+    return scalar_array(value, d, like.device)
+
+
+def scalar_array(value, d, device):
+    """A 0-d tensor holding a Python scalar in dtype d. A float goes through
+    float64 so that float32 rounds it (to inf beyond its range), as a cast
+    does, where tessera's fill refuses a value out of range."""
+    from .._creation import full
+    if isinstance(value, builtins.float) and d is _dtypes.float32:
+        return full((), value, dtype=_dtypes.float64, device=device).to(d)
+    return full((), value, dtype=d, device=device)
 
 
 def iinfo_range(d):
@@ -98,7 +107,13 @@ def _inplace(category, fn, op):
 
 
 def _floor_divide(a, b):
-    return a.floor_divide(b)
+    """floor_divide with the standard's special cases: where either operand
+    is infinite, floor(a / b) (the C op gives NaN for inf // 1)."""
+    r = a.floor_divide(b)
+    if a.dtype not in _dtypes.floating_dtypes:
+        return r
+    inf = float("inf")
+    return _where((a.abs() == inf) | (b.abs() == inf), (a / b)._math("floor"), r)
 
 
 def _truediv(a, b):
@@ -117,22 +132,19 @@ def _rshift(a, b):
     r = a >> b
     if a.dtype in _dtypes._unsigned:
         return _where(b >= bits, 0, r)
-    return _where(b >= bits, _where(a < 0, -1, 0), r)
+    return _where(b >= bits, _where(a < 0, -1, 0, a), r)
 
 
-def _where(cond, x, y):
+def _where(cond, x, y, like=None):
+    """where(cond, x, y) where x or y may be a Python number, made a 0-d
+    tensor of `like`'s dtype (default: the tensor operand's)."""
     from .. import where
-    like = y if isinstance(y, Tensor) else x
+    like = like if like is not None else (y if isinstance(y, Tensor) else x)
     if not isinstance(x, Tensor):
-        x = _scalar_like(x, like)
+        x = scalar_array(x, like.dtype, like.device)
     if not isinstance(y, Tensor):
-        y = _scalar_like(y, like)
+        y = scalar_array(y, like.dtype, like.device)
     return where(cond, x, y)
-
-
-def _scalar_like(v, like):
-    from .._creation import full
-    return full((), v, dtype=like.dtype, device=like.device)
 
 
 def _pow(a, b):
@@ -272,7 +284,13 @@ class Array:
         for k in key:
             if isinstance(k, Array):
                 if k.dtype is _dtypes.bool:
-                    out.append(k._t)
+                    m = k._t
+                    span = shape[od:od + k.ndim]
+                    if k.shape != span and 0 in k.shape and len(span) == k.ndim and \
+                            builtins.all(s in (n, 0) for s, n in zip(k.shape, span)):
+                        from .._creation import zeros
+                        m = zeros(span, dtype=_dtypes.bool, device=m.device)  # selects nothing, as NumPy
+                    out.append(m)
                     od += k.ndim
                     d += 1
                     continue

@@ -198,6 +198,9 @@ def full(shape, fill_value, *, dtype=None, device=None):
         _check_int_range(fill_value, dtype)
     if isinstance(fill_value, builtins.float) and dtype not in _dtypes.floating_dtypes:
         raise TypeError("full: a float fill_value needs a floating-point dtype, not %s" % _dtypes.name(dtype))
+    if isinstance(fill_value, builtins.float) and dtype is _dtypes.float32:  # rounds, as scalar_array
+        return Array._new(_creation.full(_shape(shape), fill_value, dtype=_dtypes.float64,
+                                         device=_device(device)).to(dtype))
     return Array._new(_creation.full(_shape(shape), fill_value, dtype=dtype, device=_device(device)))
 
 

@@ -9,7 +9,7 @@ import math
 from .. import _tensor
 from .._lib import OP
 from . import _dtypes
-from ._array_object import Array, _check_category, _lshift, _rshift, operands
+from ._array_object import Array, _check_category, _floor_divide, _lshift, _rshift, operands
 
 _INF = math.inf
 
@@ -138,7 +138,7 @@ bitwise_right_shift = _binary("bitwise_right_shift", "integer", _rshift)
 bitwise_xor = _binary("bitwise_xor", "integer or boolean", _op("bitwise_xor"))
 divide = _binary("divide", "floating-point", _op("div"))
 equal = _binary("equal", "all", _op("eq"))
-floor_divide = _binary("floor_divide", "numeric", _op("floor_divide"))
+floor_divide = _binary("floor_divide", "numeric", _floor_divide)
 greater = _binary("greater", "numeric", _op("gt"))
 greater_equal = _binary("greater_equal", "numeric", _op("ge"))
 less = _binary("less", "numeric", _op("lt"))

@@ -154,8 +154,8 @@ argmin = _arg("argmin")
 
 
 def nonzero(x, /):
-    if x.ndim == 0:
-        raise ValueError("nonzero of a 0-d array is not defined")
+    if x.ndim == 0:  # as a 1-d array of one element (NumPy's)
+        return (Array._new(x._t.reshape(1).nonzero()[:, 0].contiguous()),)
     rows = x._t.nonzero()
     return tuple(Array._new(rows[:, d].contiguous()) for d in range(x.ndim))
 
