@@ -141,6 +141,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     _check_int_range(obj, dtype if dtype is not None else (None if inferred is _dtypes.default_int else inferred))
     target = dtype or inferred
     data = _unwrap(obj)
+    if not isinstance(data, (list, tuple)):  # a scalar, as one element (tensor() takes int64 scalars only)
+        return Array._new(_creation.tensor([data], dtype=target, device=_device(device)).reshape(()))
     return Array._new(_creation.tensor(data, dtype=target, device=_device(device)))
 
 
