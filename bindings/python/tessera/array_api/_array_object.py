@@ -360,51 +360,7 @@ class Array:
 
     # ---- operators ------------------------------------------------------------------------
 
-    __add__ = _binary("numeric", Tensor.__add__, "__add__")
-    __sub__ = _binary("numeric", Tensor.__sub__, "__sub__")
-    __mul__ = _binary("numeric", Tensor.__mul__, "__mul__")
-    __truediv__ = _binary("floating-point", _truediv, "__truediv__")
-    __floordiv__ = _binary("numeric", _floor_divide, "__floordiv__")
-    __mod__ = _binary("numeric", Tensor.__mod__, "__mod__")
-    __pow__ = _binary("numeric", _pow, "__pow__")
-    __and__ = _binary("integer or boolean", Tensor.__and__, "__and__")
-    __or__ = _binary("integer or boolean", Tensor.__or__, "__or__")
-    __xor__ = _binary("integer or boolean", Tensor.__xor__, "__xor__")
-    __lshift__ = _binary("integer", _lshift, "__lshift__")
-    __rshift__ = _binary("integer", _rshift, "__rshift__")
-    __lt__ = _binary("numeric", Tensor.__lt__, "__lt__")
-    __le__ = _binary("numeric", Tensor.__le__, "__le__")
-    __gt__ = _binary("numeric", Tensor.__gt__, "__gt__")
-    __ge__ = _binary("numeric", Tensor.__ge__, "__ge__")
-    __eq__ = _binary("all", Tensor.__eq__, "__eq__")
-    __ne__ = _binary("all", Tensor.__ne__, "__ne__")
     __hash__ = None
-
-    __radd__ = _binary("numeric", Tensor.__add__, "__radd__", True)
-    __rsub__ = _binary("numeric", Tensor.__sub__, "__rsub__", True)
-    __rmul__ = _binary("numeric", Tensor.__mul__, "__rmul__", True)
-    __rtruediv__ = _binary("floating-point", _truediv, "__rtruediv__", True)
-    __rfloordiv__ = _binary("numeric", _floor_divide, "__rfloordiv__", True)
-    __rmod__ = _binary("numeric", Tensor.__mod__, "__rmod__", True)
-    __rpow__ = _binary("numeric", _pow, "__rpow__", True)
-    __rand__ = _binary("integer or boolean", Tensor.__and__, "__rand__", True)
-    __ror__ = _binary("integer or boolean", Tensor.__or__, "__ror__", True)
-    __rxor__ = _binary("integer or boolean", Tensor.__xor__, "__rxor__", True)
-    __rlshift__ = _binary("integer", _lshift, "__rlshift__", True)
-    __rrshift__ = _binary("integer", _rshift, "__rrshift__", True)
-
-    __iadd__ = _inplace("numeric", Tensor.__add__, "__iadd__")
-    __isub__ = _inplace("numeric", Tensor.__sub__, "__isub__")
-    __imul__ = _inplace("numeric", Tensor.__mul__, "__imul__")
-    __itruediv__ = _inplace("floating-point", _truediv, "__itruediv__")
-    __ifloordiv__ = _inplace("numeric", _floor_divide, "__ifloordiv__")
-    __imod__ = _inplace("numeric", Tensor.__mod__, "__imod__")
-    __ipow__ = _inplace("numeric", _pow, "__ipow__")
-    __iand__ = _inplace("integer or boolean", Tensor.__and__, "__iand__")
-    __ior__ = _inplace("integer or boolean", Tensor.__or__, "__ior__")
-    __ixor__ = _inplace("integer or boolean", Tensor.__xor__, "__ixor__")
-    __ilshift__ = _inplace("integer", _lshift, "__ilshift__")
-    __irshift__ = _inplace("integer", _rshift, "__irshift__")
 
     def __matmul__(self, other):
         if not isinstance(other, Array):
@@ -442,3 +398,23 @@ class Array:
     def __invert__(self):
         _check_category(self.dtype, "integer or boolean", "__invert__")
         return Array._new(~self._t)
+
+
+# The operators with a reflected and an in-place form: (name, category, op).
+_ARITHMETIC = [
+    ("add", "numeric", Tensor.__add__), ("sub", "numeric", Tensor.__sub__), ("mul", "numeric", Tensor.__mul__),
+    ("truediv", "floating-point", _truediv), ("floordiv", "numeric", _floor_divide),
+    ("mod", "numeric", Tensor.__mod__), ("pow", "numeric", _pow),
+    ("and", "integer or boolean", Tensor.__and__), ("or", "integer or boolean", Tensor.__or__),
+    ("xor", "integer or boolean", Tensor.__xor__), ("lshift", "integer", _lshift), ("rshift", "integer", _rshift),
+]
+_COMPARISONS = [("lt", "numeric", Tensor.__lt__), ("le", "numeric", Tensor.__le__),
+                ("gt", "numeric", Tensor.__gt__), ("ge", "numeric", Tensor.__ge__),
+                ("eq", "all", Tensor.__eq__), ("ne", "all", Tensor.__ne__)]
+
+for _name, _category, _fn in _ARITHMETIC + _COMPARISONS:
+    setattr(Array, "__%s__" % _name, _binary(_category, _fn, "__%s__" % _name))
+for _name, _category, _fn in _ARITHMETIC:
+    setattr(Array, "__r%s__" % _name, _binary(_category, _fn, "__r%s__" % _name, True))
+    setattr(Array, "__i%s__" % _name, _inplace(_category, _fn, "__i%s__" % _name))
+del _name, _category, _fn
