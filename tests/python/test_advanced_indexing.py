@@ -87,6 +87,7 @@ def test_int_and_uint8_dtypes_and_devices_of_indices():
     assert x[tessera.tensor([3, 1], dtype=tessera.int32)].tolist() == [6, 2]
     assert x[np.array([9, -10])].tolist() == [18, 0]
     assert x[[np.int64(1), 2]].tolist() == [2, 4]
+    assert x[np.bool_(True), [0, 9]].tolist() == [[0, 18]]
     assert x[tessera.arange(10, dtype=tessera.uint8) % 3 == 0].tolist() == [0, 6, 12, 18]
 
 

@@ -50,8 +50,9 @@ def is_advanced(key):
                 return True
         elif type(k).__module__ == "numpy":
             if type(k).__name__ == "bool_":
-                return not bool(k)
-            if hasattr(k, "ndim") and k.ndim > 0:
+                if not bool(k):
+                    return True
+            elif hasattr(k, "ndim") and k.ndim > 0:
                 return True
     return False
 

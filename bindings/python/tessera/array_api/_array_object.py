@@ -226,7 +226,7 @@ class Array:
         if body.startswith("tensor("):
             body = body[len("tensor("):-1]
         if "dtype=" not in body:
-            body += ", dtype=%s" % _dtypes.name(self.dtype)
+            body += ", dtype=%r" % self.dtype
         return "Array(%s)" % body
 
     __str__ = __repr__
