@@ -266,6 +266,8 @@ def test_creation_as_numpy():
     same(xp.arange(1, 10, 3), np.arange(1, 10, 3))
     same(xp.arange(0.5, 2.0, 0.25), np.arange(0.5, 2.0, 0.25))
     same(xp.arange(5, 0, -2, dtype=xp.int8), np.arange(5, 0, -2, dtype=np.int8))
+    same(xp.arange(9, 0, -4, dtype=xp.uint8), np.arange(9, 0, -4, dtype=np.uint8))
+    same(xp.arange(0, 2 ** 64 - 1, 2 ** 63, dtype=xp.uint64), np.array([0, 2 ** 63], dtype=np.uint64))
     same(xp.linspace(0, 1, 5), np.linspace(0, 1, 5))
     same(xp.linspace(0, 1, 4, endpoint=False), np.linspace(0, 1, 4, endpoint=False))
     same(xp.eye(3, 4, k=1, dtype=xp.int32), np.eye(3, 4, k=1, dtype=np.int32))

@@ -160,8 +160,11 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         t = _creation.arange(0, n, 1, dtype=_dtypes.float64, device=_device(device)) * builtins.float(step) + \
             builtins.float(start)
         return Array._new(t.to(dtype))
-    t = _creation.arange(0, n, 1, dtype=_dtypes.int64, device=_device(device)) * step + start \
-        if n else _creation.empty(0, dtype=_dtypes.int64, device=_device(device))
+    # start + i * step in 64 bits; unsigned in uint64, whose wrapping keeps a
+    # negative step and a step from 2^63 on right modulo 2^64.
+    work = _dtypes.uint64 if dtype in _dtypes._unsigned else _dtypes.int64
+    t = _creation.arange(0, n, 1, dtype=work, device=_device(device)) * step + start \
+        if n else _creation.empty(0, dtype=work, device=_device(device))
     return Array._new(t.to(dtype))
 
 
