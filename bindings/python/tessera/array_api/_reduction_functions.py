@@ -92,8 +92,6 @@ def _moment(which):
     def f(x, /, *, axis=None, correction=0.0, keepdims=False):
         _check_category(x.dtype, "floating-point", which)
         dims = _dims(x, axis)
-        if dims == []:
-            dims = None if x.ndim == 0 else dims
         t = x._t
         if dims == []:  # no reduction: each element is its own sample
             from .._creation import full
