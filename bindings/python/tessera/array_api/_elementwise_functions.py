@@ -161,3 +161,4 @@ NAMES = [
     "logical_not", "logical_or", "logical_xor", "multiply", "negative", "not_equal", "positive", "pow",
     "remainder", "round", "sign", "sin", "sinh", "square", "sqrt", "subtract", "tan", "tanh", "trunc",
 ]
+__all__ = NAMES
