@@ -183,8 +183,8 @@ def test_indexing_errors_as_pytorch():
         x["a"]
     with pytest.raises(IndexError, match="an index can only have a single ellipsis"):
         x[..., ...]
-    with pytest.raises(IndexError):
-        x[[0, 1]]  # advanced indexing is not supported
+    with pytest.raises(IndexError, match="index 7 is out of bounds for dimension 0 with size"):
+        x[[0, 7]]  # advanced indexing: test_advanced_indexing.py
 
 
 def test_indexing_writes():

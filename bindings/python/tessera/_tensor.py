@@ -672,9 +672,16 @@ class Tensor:
             if _ndim(self._h) == 0:
                 raise IndexError(_ZERO_DIM_INDEX)
             return _call(C.select, self._h, 0, key)
+        if _advanced_key(key):
+            from ._advanced import getitem
+            return getitem(self, key)
         return _index(self, key)
 
     def __setitem__(self, key, value):
+        if _advanced_key(key):
+            from ._advanced import setitem
+            setitem(self, key, value)
+            return
         view = self[key]
         if isinstance(value, Tensor):
             if _same_layout(view, value):
@@ -1400,9 +1407,16 @@ def _index(t, key):
     return wrap(cur)
 
 
+def _advanced_key(key):
+    """Whether the key needs advanced indexing (Note [Advanced indexing] in
+    _advanced.py): a cheap look before importing it."""
+    for k in (key if type(key) is tuple else (key,)):
+        if k is False or isinstance(k, (list, Tensor)) or type(k).__module__ == "numpy":
+            from ._advanced import is_advanced
+            return is_advanced(key)
+    return False
+
+
 def _bad_index(k):
-    if isinstance(k, (Tensor, list)) or type(k).__module__ == "numpy":
-        return ("tessera supports basic indexing only (integers, slices, None, ...); indexing with a "
-                "list, an array or a tensor of indices or a mask is not supported")
     return ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
             "indices (got %s)" % type(k).__name__)

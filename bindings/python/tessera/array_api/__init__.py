@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: Apache-2.0
+"""tessera.array_api: the Python Array API standard, version 2021.12 (with
+take and isdtype of 2022.12), for real dtypes, on every tessera device.
+
+    import tessera.array_api as xp
+    x = xp.asarray([[1.0, 2.0], [3.0, 4.0]], device="cuda")
+    xp.sum(x, axis=0)
+
+Arrays are Array objects around a tessera Tensor (Array._t); every function
+runs tessera's ops on its arguments' device. Promotion is the standard's
+table only (Note [Array API promotion] in _dtypes.py). The default dtypes are
+int64 and float64; the default device is $TESSERA_ARRAY_API_DEVICE when set,
+else the runtime's default. Not implemented: complex dtypes and the
+linalg/fft extensions.
+"""
+from ._array_object import Array
+from ._creation_functions import (arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like, linspace,
+                                  meshgrid, ones, ones_like, tril, triu, zeros, zeros_like)
+from ._data_type_functions import (astype, broadcast_arrays, broadcast_to, can_cast, finfo, iinfo, isdtype,
+                                   result_type)
+from ._dtypes import bool, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64  # noqa: A004
+from ._elementwise_functions import *  # noqa: F401,F403
+from ._elementwise_functions import NAMES as _ELEMENTWISE
+from ._manipulation_functions import (concat, expand_dims, flip, matmul, matrix_transpose, permute_dims, reshape,
+                                      roll, squeeze, stack, tensordot, vecdot)
+from ._reduction_functions import (all, any, argmax, argmin, argsort, max, mean, min, nonzero, prod, sort, std,
+                                   sum, unique_all, unique_counts, unique_inverse, unique_values, var, where)
+from ._take import take
+
+__array_api_version__ = "2021.12"
+
+e = 2.718281828459045
+inf = float("inf")
+nan = float("nan")
+pi = 3.141592653589793
+
+__all__ = [
+    "__array_api_version__", "Array", "e", "inf", "nan", "pi",
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
+    "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "linspace", "meshgrid",
+    "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
+    "astype", "broadcast_arrays", "broadcast_to", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
+    "concat", "expand_dims", "flip", "permute_dims", "reshape", "roll", "squeeze", "stack",
+    "matmul", "matrix_transpose", "tensordot", "vecdot",
+    "all", "any", "argmax", "argmin", "argsort", "max", "mean", "min", "nonzero", "prod", "sort", "std", "sum",
+    "unique_all", "unique_counts", "unique_inverse", "unique_values", "var", "where", "take",
+] + _ELEMENTWISE

@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The Array API's data type functions: astype .. result_type, isdtype."""
+from dataclasses import dataclass
+
+from .. import _types
+from . import _dtypes
+from ._array_object import Array, iinfo_range
+
+
+def astype(x, dtype, /, *, copy=True):
+    _dtypes.check_dtype(dtype)
+    if dtype is x.dtype:
+        return Array._new(x._t.clone()) if copy else x
+    return Array._new(x._t.to(dtype))
+
+
+def broadcast_arrays(*arrays):
+    from .. import broadcast_shapes
+    shape = tuple(broadcast_shapes(*[a.shape for a in arrays]))
+    return [Array._new(a._t.expand(shape)) for a in arrays]
+
+
+def broadcast_to(x, /, shape):
+    from .. import broadcast_shapes
+    shape = tuple(shape)
+    try:
+        if tuple(broadcast_shapes(x.shape, shape)) != shape:
+            raise RuntimeError
+    except RuntimeError:
+        raise ValueError("broadcast_to: shape %s cannot be broadcast to %s" % (x.shape, shape)) from None
+    return Array._new(x._t.expand(shape))
+
+
+def can_cast(from_, to, /):
+    if isinstance(from_, Array):
+        from_ = from_.dtype
+    _dtypes.check_dtype(from_, "can_cast's from_")
+    _dtypes.check_dtype(to, "can_cast's to")
+    return _dtypes.PROMOTION.get((from_, to)) is to
+
+
+@dataclass
+class finfo_object:
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: object
+
+
+@dataclass
+class iinfo_object:
+    bits: int
+    max: int
+    min: int
+    dtype: object
+
+
+def finfo(type, /):  # noqa: A002
+    if isinstance(type, Array):
+        type = type.dtype
+    if type not in _dtypes.floating_dtypes:
+        raise TypeError("finfo needs a floating-point dtype, not %r" % (type,))
+    f = _types.finfo(type)
+    return finfo_object(f.bits, float(f.eps), float(f.max), float(f.min), float(f.tiny), type)
+
+
+def iinfo(type, /):  # noqa: A002
+    if isinstance(type, Array):
+        type = type.dtype
+    if type not in _dtypes.integer_dtypes:
+        raise TypeError("iinfo needs an integer dtype, not %r" % (type,))
+    lo, hi = iinfo_range(type)
+    return iinfo_object(type.itemsize * 8, hi, lo, type)
+
+
+def result_type(*arrays_and_dtypes):
+    if not arrays_and_dtypes:
+        raise ValueError("result_type needs at least one array or dtype")
+    ds = []
+    for a in arrays_and_dtypes:
+        d = a.dtype if isinstance(a, Array) else a
+        ds.append(_dtypes.check_dtype(d))
+    r = ds[0]
+    for d in ds[1:]:
+        r = _dtypes.promote(r, d)
+    return r
+
+
+_KINDS = {
+    "bool": _dtypes.boolean_dtypes,
+    "signed integer": _dtypes._signed,
+    "unsigned integer": _dtypes._unsigned,
+    "integral": _dtypes.integer_dtypes,
+    "real floating": _dtypes.floating_dtypes,
+    "complex floating": (),
+    "numeric": _dtypes.numeric_dtypes,
+}
+
+
+def isdtype(dtype, kind):
+    """The 2022.12 standard's isdtype: whether dtype is kind (a dtype, one of
+    the kind names, or a tuple of them)."""
+    _dtypes.check_dtype(dtype)
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, str):
+        if kind not in _KINDS:
+            raise ValueError("isdtype: unknown kind %r" % kind)
+        return dtype in _KINDS[kind]
+    if kind in _dtypes.all_dtypes:
+        return dtype is kind
+    raise TypeError("isdtype: kind must be a dtype, a str or a tuple of them, not %r" % (kind,))

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The Array API's dtypes (tessera's dtype objects), their categories and the
+standard's type promotion table (Note [Array API promotion]), and the
+default device.
+
+Note [Array API promotion]
+  Only the pairs in the standard's table promote: within the signed
+  integers, within the unsigned integers, an unsigned with a wider signed
+  integer (uint8 with int8 gives int16; uint64 with any signed integer is
+  not in the table), within the floats, bool with bool. Anything else (an
+  integer with a float, bool with a number) raises TypeError, even where
+  tessera's PyTorch-style promotion would give an answer. A Python scalar
+  beside an array takes the array's dtype: bool beside bool arrays, int
+  beside integer and floating arrays, float beside floating ones (an int
+  out of the integer dtype's range raises OverflowError).
+"""
+import os
+
+from .. import _types
+
+bool = _types.bool_  # noqa: A001
+int8, int16, int32, int64 = _types.int8, _types.int16, _types.int32, _types.int64
+uint8, uint16, uint32, uint64 = _types.uint8, _types.uint16, _types.uint32, _types.uint64
+float32, float64 = _types.float32, _types.float64
+
+default_int = int64
+default_uint = uint64
+default_float = float64
+
+_signed = (int8, int16, int32, int64)
+_unsigned = (uint8, uint16, uint32, uint64)
+integer_dtypes = _signed + _unsigned
+floating_dtypes = (float32, float64)
+numeric_dtypes = integer_dtypes + floating_dtypes
+all_dtypes = (bool,) + numeric_dtypes
+boolean_dtypes = (bool,)
+
+CATEGORIES = {
+    "all": all_dtypes,
+    "numeric": numeric_dtypes,
+    "integer": integer_dtypes,
+    "integer or boolean": integer_dtypes + boolean_dtypes,
+    "boolean": boolean_dtypes,
+    "floating-point": floating_dtypes,
+}
+
+_BITS = {d: d.itemsize * 8 for d in all_dtypes}
+
+
+def _promote(a, b):
+    if a is b:
+        return a
+    if a in _signed and b in _signed or a in _unsigned and b in _unsigned or \
+            a in floating_dtypes and b in floating_dtypes:
+        return a if _BITS[a] >= _BITS[b] else b
+    if a in _unsigned and b in _signed:
+        a, b = b, a
+    if a in _signed and b in _unsigned:  # a signed, b unsigned
+        bits = max(_BITS[a], 2 * _BITS[b])
+        if bits <= 64:
+            return {8: int8, 16: int16, 32: int32, 64: int64}[bits]
+    return None
+
+
+PROMOTION = {(a, b): _promote(a, b) for a in all_dtypes for b in all_dtypes if _promote(a, b) is not None}
+
+
+def promote(a, b):
+    """The standard's promotion of two dtypes; TypeError outside its table."""
+    r = PROMOTION.get((a, b))
+    if r is None:
+        raise TypeError("%s and %s cannot be type promoted together (the Array API's promotion table "
+                        "has no such pair)" % (name(a), name(b)))
+    return r
+
+
+def name(d):
+    return getattr(d, "_name", repr(d))
+
+
+def check_dtype(d, what="dtype"):
+    if d not in all_dtypes:
+        raise ValueError("%s must be one of the Array API's dtypes, not %r" % (what, d))
+    return d
+
+
+_default_device = []
+
+
+def default_device():
+    """The device arrays are created on when none is given: the device
+    named by $TESSERA_ARRAY_API_DEVICE ("cpu", "cuda", "cuda:1", ...) when
+    set, else the runtime's default device."""
+    if not _default_device:
+        text = os.environ.get("TESSERA_ARRAY_API_DEVICE")
+        if text:
+            _default_device.append(_types.device(text))
+        else:
+            from .. import _lib
+            _default_device.append(_types.device_of(_lib.default_device()))
+    return _default_device[0]

@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The Array API's 56 elementwise functions. Each checks its arguments'
+dtype category and promotion (Note [Array API promotion]) and runs tessera
+ops on the arrays' device; the special cases (NaN, infinities, signed
+zeros) are those of the C ops (C99's functions), with isnan, isinf and
+isfinite composed from comparisons."""
+import math
+
+from .. import _tensor
+from .._lib import OP
+from . import _dtypes
+from ._array_object import Array, _check_category, _floor_divide, _lshift, _rshift, operands
+
+_INF = math.inf
+
+
+def _array(x, fn):
+    if not isinstance(x, Array):
+        raise TypeError("%s: expected an Array, got %s" % (fn, type(x).__name__))
+    return x
+
+
+def _unary(name, category, fn):
+    def f(x, /):
+        _check_category(_array(x, name).dtype, category, name)
+        return Array._new(fn(x._t))
+    f.__name__ = name
+    return f
+
+
+def _binary(name, category, fn):
+    def f(x1, x2, /):
+        a, b = operands(_array(x1, name), _array(x2, name), category, name)
+        return Array._new(fn(a, b))
+    f.__name__ = name
+    return f
+
+
+def _math(fn_name):
+    return lambda t: t._math(fn_name)
+
+
+def _op(op_name):
+    code = OP[op_name]
+    return lambda a, b: _tensor._binop(code, a, b)
+
+
+def _unop(code):
+    return lambda t: _tensor._unop(code, t)
+
+
+def _same_if_int(fn):
+    """floor, ceil, trunc, round of an integer array: the array itself (copied)."""
+    return lambda t: t.clone() if t.dtype in _dtypes.integer_dtypes else fn(t)
+
+
+def _isnan(t):
+    if t.dtype not in _dtypes.floating_dtypes:
+        return _bools(t, False)
+    return t != t
+
+
+def _isinf(t):
+    if t.dtype not in _dtypes.floating_dtypes:
+        return _bools(t, False)
+    return t.abs() == _INF
+
+
+def _isfinite(t):
+    if t.dtype not in _dtypes.floating_dtypes:
+        return _bools(t, True)
+    return t.abs() < _INF
+
+
+def _bools(t, value):
+    from .._creation import full
+    return full(tuple(t.shape), value, dtype=_dtypes.bool, device=t.device)
+
+
+def _sign(t):
+    if t.dtype in _dtypes._unsigned:
+        return (t > 0).to(t.dtype)
+    return t._math("sign")
+
+
+def _abs(t):
+    return t.clone() if t.dtype in _dtypes._unsigned else t.abs()
+
+
+def _negative(t):
+    return -t
+
+
+def _not(t):
+    return t.bitwise_not()
+
+
+abs = _unary("abs", "numeric", _abs)  # noqa: A001
+acos = _unary("acos", "floating-point", _math("acos"))
+acosh = _unary("acosh", "floating-point", _math("acosh"))
+asin = _unary("asin", "floating-point", _math("asin"))
+asinh = _unary("asinh", "floating-point", _math("asinh"))
+atan = _unary("atan", "floating-point", _math("atan"))
+atanh = _unary("atanh", "floating-point", _math("atanh"))
+bitwise_invert = _unary("bitwise_invert", "integer or boolean", _not)
+ceil = _unary("ceil", "numeric", _same_if_int(_math("ceil")))
+cos = _unary("cos", "floating-point", _math("cos"))
+cosh = _unary("cosh", "floating-point", _math("cosh"))
+exp = _unary("exp", "floating-point", _unop(OP["exp"]))
+expm1 = _unary("expm1", "floating-point", _math("expm1"))
+floor = _unary("floor", "numeric", _same_if_int(_math("floor")))
+isfinite = _unary("isfinite", "numeric", _isfinite)
+isinf = _unary("isinf", "numeric", _isinf)
+isnan = _unary("isnan", "numeric", _isnan)
+log = _unary("log", "floating-point", _unop(OP["log"]))
+log1p = _unary("log1p", "floating-point", _math("log1p"))
+log2 = _unary("log2", "floating-point", _math("log2"))
+log10 = _unary("log10", "floating-point", _math("log10"))
+logical_not = _unary("logical_not", "boolean", _not)
+negative = _unary("negative", "numeric", _negative)
+positive = _unary("positive", "numeric", lambda t: t.clone())
+round = _unary("round", "numeric", _same_if_int(_math("round")))  # noqa: A001
+sign = _unary("sign", "numeric", _sign)
+sin = _unary("sin", "floating-point", _math("sin"))
+sinh = _unary("sinh", "floating-point", _math("sinh"))
+square = _unary("square", "numeric", lambda t: t * t)
+sqrt = _unary("sqrt", "floating-point", _unop(OP["sqrt"]))
+tan = _unary("tan", "floating-point", _math("tan"))
+tanh = _unary("tanh", "floating-point", _unop(OP["tanh"]))
+trunc = _unary("trunc", "numeric", _same_if_int(_math("trunc")))
+
+add = _binary("add", "numeric", _op("add"))
+atan2 = _binary("atan2", "floating-point", _op("atan2"))
+bitwise_and = _binary("bitwise_and", "integer or boolean", _op("bitwise_and"))
+bitwise_left_shift = _binary("bitwise_left_shift", "integer", _lshift)
+bitwise_or = _binary("bitwise_or", "integer or boolean", _op("bitwise_or"))
+bitwise_right_shift = _binary("bitwise_right_shift", "integer", _rshift)
+bitwise_xor = _binary("bitwise_xor", "integer or boolean", _op("bitwise_xor"))
+divide = _binary("divide", "floating-point", _op("div"))
+equal = _binary("equal", "all", _op("eq"))
+floor_divide = _binary("floor_divide", "numeric", _floor_divide)
+greater = _binary("greater", "numeric", _op("gt"))
+greater_equal = _binary("greater_equal", "numeric", _op("ge"))
+less = _binary("less", "numeric", _op("lt"))
+less_equal = _binary("less_equal", "numeric", _op("le"))
+logaddexp = _binary("logaddexp", "floating-point", _op("logaddexp"))
+logical_and = _binary("logical_and", "boolean", _op("bitwise_and"))
+logical_or = _binary("logical_or", "boolean", _op("bitwise_or"))
+logical_xor = _binary("logical_xor", "boolean", _op("bitwise_xor"))
+multiply = _binary("multiply", "numeric", _op("mul"))
+not_equal = _binary("not_equal", "all", _op("ne"))
+pow = _binary("pow", "numeric", _op("pow"))  # noqa: A001
+remainder = _binary("remainder", "numeric", _op("remainder"))
+subtract = _binary("subtract", "numeric", _op("sub"))
+
+NAMES = [
+    "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+    "bitwise_left_shift", "bitwise_invert", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil", "cos",
+    "cosh", "divide", "equal", "exp", "expm1", "floor", "floor_divide", "greater", "greater_equal", "isfinite",
+    "isinf", "isnan", "less", "less_equal", "log", "log1p", "log2", "log10", "logaddexp", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "multiply", "negative", "not_equal", "positive", "pow",
+    "remainder", "round", "sign", "sin", "sinh", "square", "sqrt", "subtract", "tan", "tanh", "trunc",
+]
+__all__ = NAMES
