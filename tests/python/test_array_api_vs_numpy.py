@@ -336,3 +336,20 @@ def test_indexing_masks_as_numpy():
         x[7]
     with pytest.raises(IndexError):
         x[0, 0, 0]
+
+
+def test_tensor_array_namespace_takes_tensors():
+    import tessera
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    t = tessera.from_numpy(a)
+    ns = t.__array_namespace__()
+    assert ns is xp and ns.__array_api_version__ == "2021.12"
+    assert t.__array_namespace__(api_version="2022.12") is xp
+    with pytest.raises(ValueError, match="unsupported"):
+        t.__array_namespace__(api_version="2019.01")
+    same(ns.sum(t, axis=1), a.sum(axis=1, dtype=np.float64))  # 2021.12: the default float dtype
+    same(ns.concat([t, t], axis=0), np.concatenate([a, a]))
+    same(ns.where(t > 5, t, ns.asarray(0.0, dtype=ns.float32)), np.where(a > 5, a, np.float32(0)))
+    same(ns.matmul(t, t.T), a @ a.T)
+    with pytest.raises(TypeError):  # promotion stays strict: float32 with int64 is not defined
+        ns.add(t, tessera.from_numpy(np.arange(4)))

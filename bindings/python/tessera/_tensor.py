@@ -667,6 +667,14 @@ class Tensor:
 
     # ---- indexing --------------------------------------------------------------
 
+    def __array_namespace__(self, *, api_version=None):
+        """The Array API namespace for tensors: tessera.array_api, whose
+        functions take Tensors as they take its Arrays."""
+        if api_version is not None and api_version not in ("2021.12", "2022.12"):
+            raise ValueError("unsupported Array API version %r" % (api_version,))
+        from . import array_api
+        return array_api
+
     def __getitem__(self, key):
         if type(key) is int:  # x[i]: the common case, straight to tsr_select
             if _ndim(self._h) == 0:

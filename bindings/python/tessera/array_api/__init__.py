@@ -13,6 +13,10 @@ int64 and float64; the default device is $TESSERA_ARRAY_API_DEVICE when set,
 else the runtime's default. Not implemented: complex dtypes and the
 linalg/fft extensions.
 """
+import builtins as _builtins
+import functools as _functools
+
+from .._tensor import Tensor as _Tensor
 from ._array_object import Array
 from ._creation_functions import (arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like, linspace,
                                   meshgrid, ones, ones_like, tril, triu, zeros, zeros_like)
@@ -28,6 +32,25 @@ from ._reduction_functions import (all, any, argmax, argmin, argsort, max, mean,
 from ._take import take
 
 __array_api_version__ = "2021.12"
+
+
+# Tensor.__array_namespace__() returns this namespace, so its functions take
+# tessera Tensors too (alone, or in the lists of concat, stack, meshgrid and
+# broadcast_arrays): each is read as the Array around it, without a copy,
+# and results are Arrays.
+def _as_array(v):
+    if isinstance(v, _Tensor):
+        return Array._new(v)
+    if type(v) in (list, tuple) and _builtins.any(isinstance(e, _Tensor) for e in v):  # `any` is ours here
+        return type(v)(_as_array(e) for e in v)
+    return v
+
+
+def _accepting_tensors(fn):
+    @_functools.wraps(fn)
+    def f(*args, **kwargs):
+        return fn(*[_as_array(a) for a in args], **{k: _as_array(v) for k, v in kwargs.items()})
+    return f
 
 e = 2.718281828459045
 inf = float("inf")
@@ -45,3 +68,10 @@ __all__ = [
     "all", "any", "argmax", "argmin", "argsort", "max", "mean", "min", "nonzero", "prod", "sort", "std", "sum",
     "unique_all", "unique_counts", "unique_inverse", "unique_values", "var", "where", "take",
 ] + _ELEMENTWISE
+
+_CONSTANTS = {"__array_api_version__", "Array", "e", "inf", "nan", "pi", "bool", "int8", "int16", "int32", "int64",
+              "uint8", "uint16", "uint32", "uint64", "float32", "float64"}
+for _name in __all__:
+    if _name not in _CONSTANTS:
+        globals()[_name] = _accepting_tensors(globals()[_name])
+del _name
