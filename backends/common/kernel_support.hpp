@@ -162,6 +162,63 @@ inline void check_unary_operands(const char* plugin, const tsr_kernel_args& a, i
   check_same_shape(plugin, a, key, *a.inputs[0], "input 0");
 }
 
+// GATHER's and SCATTER's shapes (Note [Kernel contracts]): `idx` (index's
+// shape) has the ndim of `target`, `dim` is one of its dims, and off `dim`
+// idx is no larger than target.
+inline void check_index_shape(const char* plugin, const tsr_kernel_args& a, int key, const tsr_tensor_desc& idx,
+                              const tsr_tensor_desc& target, int64_t dim, const char* what) {
+  if (idx.ndim != target.ndim || idx.ndim < 1 || dim < 0 || dim >= idx.ndim)
+    fail(TSR_ERR_SHAPE, where(plugin, a, key) + "index has " + std::to_string(idx.ndim) + " dims, " + what + " " +
+                            std::to_string(target.ndim) + ", dim " + std::to_string(dim));
+  for (int d = 0; d < idx.ndim; ++d)
+    if (d != dim && idx.shape[d] > target.shape[d])
+      fail(TSR_ERR_SHAPE, where(plugin, a, key) + "index is larger than " + what + " on dim " + std::to_string(d));
+}
+
+// GATHER's operands, after the backend's own check_args: (x, index int64)
+// -> out of index's shape, all of `key` but the index. Returns the dim.
+inline int64_t check_gather_operands(const char* plugin, const tsr_kernel_args& a, int key) {
+  const tsr_tensor_desc& x = *a.inputs[0];
+  const tsr_tensor_desc& index = *a.inputs[1];
+  check_dtype(plugin, a, key, x, key, "input 0");
+  check_dtype(plugin, a, key, index, TSR_INT64, "index");
+  check_dtype(plugin, a, key, *a.output, key, "output");
+  check_same_shape(plugin, a, key, index, "index");
+  check_index_shape(plugin, a, key, index, x, a.params[0], "x");
+  return a.params[0];
+}
+
+// SCATTER's operands: (index int64, src) into out, index and src of one
+// shape, params = (dim, 0 store | 1 add; no add for bool).
+inline void check_scatter_operands(const char* plugin, const tsr_kernel_args& a, int key) {
+  const tsr_tensor_desc& index = *a.inputs[0];
+  const tsr_tensor_desc& src = *a.inputs[1];
+  const tsr_tensor_desc& out = *a.output;
+  check_dtype(plugin, a, key, index, TSR_INT64, "index");
+  check_dtype(plugin, a, key, src, key, "src");
+  check_dtype(plugin, a, key, out, key, "output");
+  const int64_t dim = a.params[0], mode = a.params[1];
+  check_index_shape(plugin, a, key, index, out, dim, "out");
+  if (src.ndim != index.ndim) fail(TSR_ERR_SHAPE, where(plugin, a, key) + "src and index differ in ndim");
+  for (int d = 0; d < src.ndim; ++d)
+    if (src.shape[d] != index.shape[d]) fail(TSR_ERR_SHAPE, where(plugin, a, key) + "src and index differ in shape");
+  if (mode != 0 && mode != 1)
+    fail(TSR_ERR_INVALID_ARGUMENT, where(plugin, a, key) + "params[1] must be 0 (store) or 1 (add), not " + std::to_string(mode));
+  if (mode == 1 && key == TSR_BOOL) fail(TSR_ERR_TYPE, where(plugin, a, key) + "scatter-add is not defined for bool");
+}
+
+// NONZERO's operands: an input of `key`, >= 1-d, and an int64 output of
+// (count, the input's ndim).
+inline void check_nonzero_operands(const char* plugin, const tsr_kernel_args& a, int key) {
+  const tsr_tensor_desc& in = *a.inputs[0];
+  const tsr_tensor_desc& out = *a.output;
+  check_dtype(plugin, a, key, in, key, "input 0");
+  check_dtype(plugin, a, key, out, TSR_INT64, "output");
+  if (in.ndim < 1 || out.ndim != 2 || out.shape[1] != in.ndim)
+    fail(TSR_ERR_SHAPE, where(plugin, a, key) + "the output must be (count, " + std::to_string(in.ndim) + ") for a " +
+                            std::to_string(in.ndim) + "-d input (>= 1-d)");
+}
+
 // A scalar argument as a double / int64 (a float truncates toward zero, saturating).
 inline double scalar_as_double(const tsr_scalar& s) { return s.kind == TSR_SCALAR_FLOAT ? s.f : static_cast<double>(s.i); }
 inline int64_t scalar_as_int(const tsr_scalar& s) {

@@ -17,13 +17,9 @@ constexpr int64_t kCompactBlock = 65536;
 template <int Op, int D> struct NonzeroKernel {
   static void run(Context& ctx, const tsr_kernel_args& a) {
     check_args(a, D, 1, 0, 0);
+    backend::check_nonzero_operands("cpu_tbb", a, D);
     const tsr_tensor_desc& in = *a.inputs[0];
     const tsr_tensor_desc& out = *a.output;
-    check_dtype(a, D, in, D, "input 0");
-    check_dtype(a, D, out, TSR_INT64, "output");
-    if (in.ndim < 1 || out.ndim != 2 || out.shape[1] != in.ndim)
-      fail(TSR_ERR_SHAPE, where(a, D) + "the output must be (count, " + std::to_string(in.ndim) +
-                              ") for a " + std::to_string(in.ndim) + "-d input (>= 1-d)");
     using S = storage_t<D>;
     const S* x = static_cast<const S*>(in.data) + in.offset;
     int64_t* y = static_cast<int64_t*>(out.data) + out.offset;

@@ -12,18 +12,6 @@ namespace tessera::cpu_tbb {
 
 namespace {
 
-// Checks the shapes shared by GATHER and SCATTER: `idx` (index's shape) has
-// the ndim of `target` and is no larger off `dim`.
-void check_index_shape(const tsr_kernel_args& a, int key, const tsr_tensor_desc& idx, const tsr_tensor_desc& target,
-                       int64_t dim, const char* what) {
-  if (idx.ndim != target.ndim || idx.ndim < 1 || dim < 0 || dim >= idx.ndim)
-    fail(TSR_ERR_SHAPE, where(a, key) + "index has " + std::to_string(idx.ndim) + " dims, " + what + " " +
-                            std::to_string(target.ndim) + ", dim " + std::to_string(dim));
-  for (int d = 0; d < idx.ndim; ++d)
-    if (d != dim && idx.shape[d] > target.shape[d])
-      fail(TSR_ERR_SHAPE, where(a, key) + "index is larger than " + what + " on dim " + std::to_string(d));
-}
-
 inline int64_t wrap_index(int64_t i, int64_t n) { return i < 0 ? i + n : i; }
 
 template <int Op, int D> struct GatherKernel {
@@ -32,12 +20,7 @@ template <int Op, int D> struct GatherKernel {
     const tsr_tensor_desc& x = *a.inputs[0];
     const tsr_tensor_desc& index = *a.inputs[1];
     const tsr_tensor_desc& out = *a.output;
-    check_dtype(a, D, x, D, "input 0");
-    check_dtype(a, D, index, TSR_INT64, "index");
-    check_dtype(a, D, out, D, "output");
-    check_same_shape(a, D, index, "index");
-    const int64_t dim = a.params[0];
-    check_index_shape(a, D, index, x, dim, "x");
+    const int64_t dim = backend::check_gather_operands("cpu_tbb", a, D);
     using S = storage_t<D>;
     const S* xs = static_cast<const S*>(x.data) + x.offset;
     const int64_t* is = static_cast<const int64_t*>(index.data) + index.offset;
@@ -62,18 +45,8 @@ template <int Op, int D> struct ScatterKernel {
     const tsr_tensor_desc& index = *a.inputs[0];
     const tsr_tensor_desc& src = *a.inputs[1];
     const tsr_tensor_desc& out = *a.output;
-    check_dtype(a, D, index, TSR_INT64, "index");
-    check_dtype(a, D, src, D, "src");
-    check_dtype(a, D, out, D, "output");
+    backend::check_scatter_operands("cpu_tbb", a, D);
     const int64_t dim = a.params[0], mode = a.params[1];
-    check_index_shape(a, D, index, out, dim, "out");
-    if (src.ndim != index.ndim)
-      fail(TSR_ERR_SHAPE, where(a, D) + "src and index differ in ndim");
-    for (int d = 0; d < src.ndim; ++d)
-      if (src.shape[d] != index.shape[d]) fail(TSR_ERR_SHAPE, where(a, D) + "src and index differ in shape");
-    if (mode != 0 && mode != 1)
-      fail(TSR_ERR_INVALID_ARGUMENT, where(a, D) + "params[1] must be 0 (store) or 1 (add), not " + std::to_string(mode));
-    if (mode == 1 && D == TSR_BOOL) fail(TSR_ERR_TYPE, where(a, D) + "scatter-add is not defined for bool");
     using S = storage_t<D>;
     const int64_t* is = static_cast<const int64_t*>(index.data) + index.offset;
     const S* ss = static_cast<const S*>(src.data) + src.offset;

@@ -1,22 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // SORT and ARGSORT along params[0], descending when params[1] is 1 (Note
 // [Kernel contracts], kind SORT). Each element becomes an unsigned key whose
-// order is the contract's: floats by their bits with the negative ones
-// flipped, every NaN the largest key, integers with the sign bit flipped;
-// descending flips the key. ARGSORT sorts (key, position) pairs, so it is
-// always stable (it compares -0 and +0 equal, as the contract asks); SORT
-// sorts the keys alone and maps them back (-0 before +0, NaN as one quiet
-// NaN). Lines of kRadixSortLength elements or more are radix sorted (Note
+// order is the contract's (backends/common/sort_keys.hpp). ARGSORT sorts
+// (key, position) pairs, so it is always stable; SORT sorts the keys alone
+// and maps them back. Lines of kRadixSortLength elements or more are radix sorted (Note
 // [Radix sort]; one long line in parallel), shorter ones compared with
 // std::sort; many lines: one task per run of lines.
 #include <algorithm>
-#include <bit>
 #include <utility>
 #include <vector>
 
 #include "kernels.hpp"
 #include "parallel.hpp"
 #include "radix_sort.hpp"
+#include "sort_keys.hpp"
 
 namespace tessera::cpu_tbb {
 
@@ -30,51 +27,10 @@ template <class F> void over_line(Context& ctx, int64_t n, bool parallel, F&& bo
   else body(int64_t{0}, n);
 }
 
-template <int D> struct Keys {
-  using C = compute_t<D>;
-  using K = std::conditional_t<(sizeof(C) > 4), uint64_t, uint32_t>;
-  static constexpr K kSign = K(1) << (sizeof(K) * 8 - 1);
-  static constexpr bool floating = std::is_floating_point_v<C>;
-
-  static K bits(C c) {
-    if constexpr (std::is_same_v<C, float>) return std::bit_cast<uint32_t>(c);
-    else return std::bit_cast<uint64_t>(c);
-  }
-  // zero_equal: -0 and +0 get one key (ARGSORT's stability needs it).
-  static K map(C c, bool zero_equal) {
-    if constexpr (floating) {
-      if (c != c) return ~K(0);
-      if (zero_equal && c == C(0)) c = C(0);
-      const K b = bits(c);
-      return (b & kSign) != 0 ? ~b : (b | kSign);
-    } else if constexpr (std::is_same_v<C, bool>) {
-      return K(c);
-    } else if constexpr (std::is_signed_v<C>) {
-      return static_cast<K>(static_cast<std::make_signed_t<K>>(c)) ^ kSign;
-    } else {
-      return static_cast<K>(c);
-    }
-  }
-  static C unmap(K k) {
-    if constexpr (floating) {
-      const K b = (k & kSign) != 0 ? (k ^ kSign) : ~k;
-      if constexpr (std::is_same_v<C, float>) return std::bit_cast<float>(static_cast<uint32_t>(b));
-      else return std::bit_cast<double>(static_cast<uint64_t>(b));
-    } else if constexpr (std::is_same_v<C, bool>) {
-      return k != 0;
-    } else if constexpr (std::is_signed_v<C>) {
-      return static_cast<C>(static_cast<std::make_signed_t<K>>(k ^ kSign));
-    } else {
-      return static_cast<C>(k);
-    }
-  }
-};
-
-
 template <int Op, int D> struct SortKernel {
   static constexpr bool kArg = Op == TSR_OP_ARGSORT;
   using S = storage_t<D>;
-  using KeyT = Keys<D>;
+  using KeyT = backend::SortKey<D>;
   using K = typename KeyT::K;
   // ARGSORT's entries: a 32-bit key and position packed in one word, else a pair.
   using Entry = std::conditional_t<(sizeof(K) == 4), uint64_t, std::pair<uint64_t, int64_t>>;
@@ -87,8 +43,7 @@ template <int Op, int D> struct SortKernel {
     K* keys = key_space.as<K>();
     over_line(ctx, n, parallel, [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i) {
-        const K k = KeyT::map(load(x[i * si]), kArg);
-        keys[i] = descending ? static_cast<K>(~k) : k;
+        keys[i] = KeyT::map(load(x[i * si]), kArg, descending);
       }
     });
     if constexpr (!kArg) {
@@ -97,7 +52,7 @@ template <int Op, int D> struct SortKernel {
       over_line(ctx, n, parallel, [&](int64_t i0, int64_t i1) {
         for (int64_t i = i0; i < i1; ++i) {
           const K k = sorted[i];
-          y[i * so] = store<S>(KeyT::unmap(descending ? static_cast<K>(~k) : k));
+          y[i * so] = store<S>(KeyT::unmap(k, descending));
         }
       });
     } else {
@@ -124,20 +79,18 @@ template <int Op, int D> struct SortKernel {
     if constexpr (!kArg) {
       keys.resize(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) {
-        const K k = KeyT::map(load(x[i * si]), false);
-        keys[static_cast<size_t>(i)] = descending ? ~k : k;
+        keys[static_cast<size_t>(i)] = KeyT::map(load(x[i * si]), false, descending);
       }
       std::sort(keys.begin(), keys.end());
       S* y = static_cast<S*>(out);
       for (int64_t i = 0; i < n; ++i) {
         const K k = keys[static_cast<size_t>(i)];
-        y[i * so] = store<S>(KeyT::unmap(descending ? ~k : k));
+        y[i * so] = store<S>(KeyT::unmap(k, descending));
       }
     } else {
       entries.resize(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) {
-        K k = KeyT::map(load(x[i * si]), true);
-        if (descending) k = ~k;
+        const K k = KeyT::map(load(x[i * si]), true, descending);
         if constexpr (sizeof(K) == 4) entries[static_cast<size_t>(i)] = (uint64_t{k} << 32) | static_cast<uint64_t>(i);
         else entries[static_cast<size_t>(i)] = {k, i};
       }

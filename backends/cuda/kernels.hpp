@@ -141,6 +141,10 @@ void add_math_kernels(KernelList& list);     // MATH
 void add_reduce_kernels(KernelList& list);   // SUM, PROD, MEAN, MAX, MIN, ARGMAX, ARGMIN
 void add_matmul_kernels(KernelList& list);   // MATMUL
 void add_factory_kernels(KernelList& list);  // ARANGE, LINSPACE, RAND_UNIFORM, RAND_NORMAL
+void add_gather_kernels(KernelList& list);   // GATHER, SCATTER
+void add_scan_kernels(KernelList& list);     // CUMSUM
+void add_compact_kernels(KernelList& list);  // NONZERO
+void add_sort_kernels(KernelList& list);     // SORT, ARGSORT
 
 // Shared helpers other kernel files call (copy.cu, unary.cu):
 // out = in (same dtype, any layouts; the tiled path for transposes).

@@ -23,16 +23,14 @@ cat "$out"
 expect "$out" "  cuda 0.1.0 (ABI "
 expect "$out" "device type \"cuda\""
 grep -q "plugins that failed to load" "$out" && fail "a plugin failed to load"
-# The CPU backend runs every op natively but the composites VAR and STD; the
-# cuda plugin the same, but for the index primitives, which have no CUDA
-# kernels yet (backends/cuda/README.md) and run through the CPU fallback.
+# Both backends run every op natively but the composites VAR and STD.
 section() { sed -n "/^  $1 /,/^  [a-z]/p" "$out"; }
 section cpu_tbb >"$dir/cpu.section"
 section cuda >"$dir/cuda.section"
 expect "$dir/cpu.section" "coverage of the 54 ops: 52 native, 2 composite, 0 through the CPU fallback, 0 missing"
 expect "$dir/cpu.section" "      composite: var std"
-expect "$dir/cuda.section" "coverage of the 54 ops: 46 native, 2 composite, 6 through the CPU fallback, 0 missing"
-expect "$dir/cuda.section" "      fallback: cumsum gather scatter sort argsort nonzero"
+expect "$dir/cuda.section" "coverage of the 54 ops: 52 native, 2 composite, 0 through the CPU fallback, 0 missing"
+expect "$dir/cuda.section" "      composite: var std"
 if grep -q "^    cuda:0: " "$out"; then
   expect "$out" ", device memory"
   echo "cuda.info: a GPU is present"

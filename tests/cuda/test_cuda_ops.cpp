@@ -255,6 +255,114 @@ void math_ops() {
   }
 }
 
+// The index kernels on the device: CUMSUM along every dim, SORT and a
+// stable ARGSORT along every dim both ways, GATHER (take along dim 1),
+// SCATTER (stores through a permutation, adds with repeated indices),
+// NONZERO. Each must run natively: with the CPU fallback on, a
+// missing kernel would give the CPU's answer and pass unseen.
+Tensor wrapped(const std::function<tsr_status(tsr_tensor**)>& f) {
+  tsr_tensor* o = nullptr;
+  tessera::check(f(&o));
+  return Tensor(o);
+}
+
+void index_ops() {
+  for (tsr_op op : {TSR_OP_CUMSUM, TSR_OP_GATHER, TSR_OP_SCATTER, TSR_OP_NONZERO, TSR_OP_SORT, TSR_OP_ARGSORT})
+    for (tsr_dtype d : dtypes())
+      if (cpu_has(op, d) && tsr_runtime_has_kernel(g_rt->get(), g_gpu, op, d) == 0) {
+        ++g_cases;
+        ++g_failures;
+        std::printf("FAIL %s(%s): no CUDA kernel\n", tsr_op_name(op), tsr_dtype_name(d));
+      }
+  for (tsr_dtype d : dtypes()) {
+    for (const Layout& l : layouts()) {
+      const int rank = static_cast<int>(l.name == "0-d" ? 0 : l.name == "3-d permuted" ? 3 : 2);
+      for (int dim = 0; dim < std::max(rank, 1); ++dim) {
+        const std::string name = label("cumsum", d, l.name + " dim " + std::to_string(dim));
+        attempt(name, [&] {
+          Pair x = input(l, d);
+          auto cumsum = [&](const Tensor& t) { return wrapped([&](tsr_tensor** o) { return tsr_cumsum(t.get(), dim, TSR_DTYPE_UNDEFINED, o); }); };
+          compare(name, cumsum(x.gpu), cumsum(x.cpu), is_float(d) ? Match::kClose : Match::kExact);
+        });
+      }
+      for (int dim = 0; dim < std::max(rank, 1); ++dim)
+        for (int descending = 0; descending < 2; ++descending) {
+          const std::string name = label("sort", d, l.name + " dim " + std::to_string(dim) + (descending ? " descending" : ""));
+          attempt(name, [&] {
+            Pair x = input(l, d);
+            tsr_sort_options o{};
+            o.struct_size = sizeof o;
+            o.dim = dim;
+            o.descending = descending;
+            o.stable = 1;
+            auto sort = [&](const Tensor& t, bool values) {
+              return wrapped([&](tsr_tensor** r) { return values ? tsr_sort(t.get(), &o, r, nullptr) : tsr_sort(t.get(), &o, nullptr, r); });
+            };
+            compare(name, sort(x.gpu, true), sort(x.cpu, true), Match::kExact);
+            compare(name + " (argsort)", sort(x.gpu, false), sort(x.cpu, false), Match::kExact);
+          });
+        }
+      const std::string nz = label("nonzero", d, l.name);
+      attempt(nz, [&] {
+        Pair x = input(l, d);
+        auto nonzero = [&](const Tensor& t) { return wrapped([&](tsr_tensor** o) { return tsr_nonzero(t.get(), o); }); };
+        compare(nz, nonzero(x.gpu), nonzero(x.cpu), Match::kExact);
+      });
+      if (rank != 2 || l.name == "empty") continue;
+      const std::string take = label("take", d, l.name + " along dim 1");
+      attempt(take, [&] {
+        Pair x = input(l, d);
+        const int64_t n = x.cpu.shape()[1];
+        std::vector<int64_t> idx(static_cast<size_t>(2 * n + 3));
+        for (int64_t& i : idx) i = static_cast<int64_t>(g_rng() % static_cast<uint64_t>(2 * n)) - n;  // negatives too
+        Tensor ic = Tensor::from_host<int64_t>(*g_rt, idx, {static_cast<int64_t>(idx.size())}, TSR_INT64, g_cpu);
+        Tensor ig = ic.to(g_gpu);
+        auto take_ = [&](const Tensor& t, const Tensor& i) { return wrapped([&](tsr_tensor** o) { return tsr_take(t.get(), i.get(), 1, o); }); };
+        compare(take, take_(x.gpu, ig), take_(x.cpu, ic), Match::kExact);
+      });
+      for (int add = 0; add < 2; ++add) {
+        // No writes into an expanded view (its rows share memory: the stores would race).
+        if ((add == 1 && d == TSR_BOOL) || l.name == "expanded") continue;
+        const std::string name = label(add ? "scatter_add" : "scatter", d, l.name + " along dim 1");
+        attempt(name, [&] {
+          // Adds of small integers (floating ones too): exact in any order,
+          // which the contract leaves open, so both devices must agree.
+          auto small_ints = [&](const Shape& shape) {
+            int64_t count = 1;
+            for (int64_t e : shape) count *= e;
+            std::vector<double> v(static_cast<size_t>(count));
+            for (double& x : v) x = static_cast<double>(static_cast<int64_t>(g_rng() % 9) - (d == TSR_UINT8 || tsr_dtype_is_unsigned(d) ? 0 : 4));
+            return Tensor::from_host<double>(*g_rt, v, shape, TSR_FLOAT64, g_cpu).to(d);
+          };
+          Pair out = add ? Pair{} : input(l, d);
+          if (add) {
+            Tensor base = small_ints(l.base);
+            out = {l.view(base), l.view(base.to(g_gpu))};
+          }
+          const int64_t rows = out.cpu.shape()[0], n = out.cpu.shape()[1];
+          // Stores: each row a permutation (no two stores meet). Adds: indices
+          // anywhere in [-n, n), so that some meet.
+          std::vector<int64_t> idx(static_cast<size_t>(rows * n));
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < n; ++j)
+              idx[static_cast<size_t>(r * n + j)] =
+                  add ? static_cast<int64_t>(g_rng() % static_cast<uint64_t>(2 * n)) - n : (n - 1 - j + r) % n;
+          Tensor ic = Tensor::from_host<int64_t>(*g_rt, idx, {rows, n}, TSR_INT64, g_cpu);
+          Tensor ig = ic.to(g_gpu);
+          Pair src = add ? Pair{} : input(Layout{"src", {rows, n}, [](const Tensor& t) { return t; }}, d);
+          if (add) {
+            Tensor s = small_ints({rows, n});
+            src = {s, s.to(g_gpu)};
+          }
+          tessera::check(tsr_scatter_(out.gpu.get(), 1, ig.get(), src.gpu.get(), add));
+          tessera::check(tsr_scatter_(out.cpu.get(), 1, ic.get(), src.cpu.get(), add));
+          compare(name, out.gpu, out.cpu, Match::kExact);
+        });
+      }
+    }
+  }
+}
+
 void binary_ops() {
   for (int op = 0; op < TSR_OP_COUNT; ++op) {
     if (tsr_op_kind(op) != TSR_OP_KIND_BINARY && tsr_op_kind(op) != TSR_OP_KIND_COMPARE) continue;
@@ -672,7 +780,7 @@ int main(int argc, char** argv) {
     }
     const std::pair<const char*, void (*)()> groups[] = {
         {"unary", unary_ops},   {"math", math_ops},     {"binary", binary_ops}, {"inplace", inplace_ops}, {"where", where_ops},
-        {"reductions", reductions}, {"matmuls", matmuls}, {"factories", factories}, {"transfers", transfers},
+        {"reductions", reductions}, {"matmuls", matmuls}, {"factories", factories}, {"index", index_ops}, {"transfers", transfers},
         {"threads", threads},   {"errors", errors}};
     std::string unknown = g_only;  // what --only names that no group is
     for (const auto& [group, run] : groups) {

@@ -104,6 +104,20 @@ inline void __syncthreads(const char* file = __builtin_FILE(), int line = __buil
   tessera_cuda_emu::block_barrier(file, line);
 }
 
+// Atomics: the types CUDA's atomicAdd and atomicCAS take. Blocks of one
+// launch run one after another on one host thread, but kernels on several
+// streams run on several, so these are real atomic operations.
+template <class T> T tsr_emu_atomic_add(T* p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
+inline int atomicAdd(int* p, int v) { return tsr_emu_atomic_add(p, v); }
+inline unsigned atomicAdd(unsigned* p, unsigned v) { return tsr_emu_atomic_add(p, v); }
+inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { return tsr_emu_atomic_add(p, v); }
+inline float atomicAdd(float* p, float v) { return tsr_emu_atomic_add(p, v); }
+inline double atomicAdd(double* p, double v) { return tsr_emu_atomic_add(p, v); }
+inline unsigned atomicCAS(unsigned* p, unsigned compare, unsigned value) {
+  std::atomic_ref<unsigned>(*p).compare_exchange_strong(compare, value);
+  return compare;  // the old value, whether or not it was swapped
+}
+
 // Lane (this lane ^ lane_mask)'s `var`: every lane of the warp takes part.
 template <class T>
 T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize, const char* file = __builtin_FILE(),
