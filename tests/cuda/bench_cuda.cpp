@@ -14,8 +14,17 @@
 //   h2d, d2h     a 1 GiB float32 tensor cpu -> cuda:0 and back (.to(device);
 //                the CPU side is ordinary pageable memory)  GB/s
 //   small_op_us  host time of one 1-element add on cuda:0 (tsr_binary + release), µs
+//   sort, argsort, cumsum, take, unique, nonzero, concat, var_axis, std,
+//   softmax      issue 18's workloads (bench/run.py's sizes), Gelem/s of
+//                the input: sort 2^24 f32, argsort 2^22, cumsum 2^24, take
+//                2^24 random indices, unique 2^22 int32 (<= 1024 values),
+//                nonzero 2^24 bool (half true), concat 8 x 2^21, var along
+//                the last axis of 4096^2, std 2^24, softmax of 4096^2
+//                composed (x - max, exp, / sum) against torch.softmax
 //
-// Usage: bench_cuda [--quick]   (--quick: 16x smaller problems, a smoke test)
+// Usage: bench_cuda [--quick] [--index-only] [--config PATH]   (--quick: 16x
+// smaller problems, a smoke test; --config: another runtime config, e.g. the
+// emulated device's)
 #include <unistd.h>
 
 #include <algorithm>
@@ -57,6 +66,54 @@ void result(const char* name, double value, const char* unit) {
   std::fflush(stdout);
 }
 
+// A call of the C API that makes one tensor.
+Tensor made(const std::function<tsr_status(tsr_tensor**)>& f) {
+  tsr_tensor* o = nullptr;
+  tessera::check(f(&o));
+  return Tensor(o);
+}
+
+// Issue 18's workloads on the device, in Gelem/s of the input.
+void index_workloads(const Runtime& rt, tsr_device gpu, bool quick) {
+  const int64_t n24 = quick ? int64_t{1} << 20 : int64_t{1} << 24, n22 = n24 / 4, side = quick ? 1024 : 4096;
+  auto rate = [&](const char* name, int64_t elems, int n, const std::function<void()>& op) {
+    result(name, static_cast<double>(elems) / time_op(rt, gpu, n, op) / 1e9, "Gelem/s");
+  };
+  rt.manual_seed(3);
+  Tensor x = Tensor::rand(rt, {n24}, TSR_FLOAT32, gpu);
+  rate("sort", n24, 10, [&] { Tensor v = made([&](tsr_tensor** o) { return tsr_sort(x.get(), nullptr, o, nullptr); }); });
+  Tensor x22 = Tensor::rand(rt, {n22}, TSR_FLOAT32, gpu);
+  rate("argsort", n22, 10, [&] { Tensor i = made([&](tsr_tensor** o) { return tsr_sort(x22.get(), nullptr, nullptr, o); }); });
+  rate("cumsum", n24, 20, [&] { Tensor c = made([&](tsr_tensor** o) { return tsr_cumsum(x.get(), 0, TSR_DTYPE_UNDEFINED, o); }); });
+  Tensor idx = (Tensor::rand(rt, {n24}, TSR_FLOAT32, gpu) * static_cast<double>(n24)).to(TSR_INT64);
+  rate("take", n24, 20, [&] { Tensor t = made([&](tsr_tensor** o) { return tsr_take(x.get(), idx.get(), 0, o); }); });
+  Tensor small = (Tensor::rand(rt, {n22}, TSR_FLOAT32, gpu) * 1024.0).to(TSR_INT32);
+  rate("unique", n22, 10, [&] { Tensor u = made([&](tsr_tensor** o) { return tsr_unique(small.get(), o, nullptr, nullptr, nullptr); }); });
+  Tensor mask = Tensor::rand(rt, {n24}, TSR_FLOAT32, gpu) < Tensor::full(rt, {1}, 0.5, TSR_FLOAT32, gpu);
+  rate("nonzero", n24, 10, [&] { Tensor z = made([&](tsr_tensor** o) { return tsr_nonzero(mask.get(), o); }); });
+  std::vector<Tensor> parts;
+  std::vector<tsr_tensor*> handles;
+  for (int i = 0; i < 8; ++i) parts.push_back(Tensor::rand(rt, {n24 / 8}, TSR_FLOAT32, gpu));
+  for (const Tensor& t : parts) handles.push_back(t.get());
+  rate("concat", n24, 20, [&] { Tensor c = made([&](tsr_tensor** o) { return tsr_concat(handles.data(), 8, 0, o); }); });
+  Tensor m = Tensor::rand(rt, {side, side}, TSR_FLOAT32, gpu);
+  const int32_t last = -1;
+  tsr_reduce_options opts{};
+  opts.struct_size = sizeof opts;
+  opts.dims = &last;
+  opts.num_dims = 1;
+  opts.correction = 1;
+  rate("var_axis", side * side, 20, [&] { Tensor v = made([&](tsr_tensor** o) { return tsr_reduce_ex(TSR_OP_VAR, m.get(), &opts, o); }); });
+  tsr_reduce_options all{};
+  all.struct_size = sizeof all;
+  all.correction = 1;
+  rate("std", n24, 20, [&] { Tensor v = made([&](tsr_tensor** o) { return tsr_reduce_ex(TSR_OP_STD, x.get(), &all, o); }); });
+  rate("softmax", side * side, 20, [&] {
+    Tensor e = (m - m.max({1}, true)).exp();
+    Tensor s = e / e.sum({1}, true);
+  });
+}
+
 // A runtime with the CPU and CUDA plugins (found by name in the plugin
 // directory), through a config file written for it: TF32 is off unless
 // asked for through tsr_set_float32_matmul_precision.
@@ -76,10 +133,25 @@ Runtime cuda_runtime() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  bool quick = false, index_only = false;
+  std::string config;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") quick = true;
+    else if (a == "--index-only") index_only = true;  // issue 18's workloads alone
+    else if (a == "--config" && i + 1 < argc) config = argv[++i];  // e.g. cuda_emu's, as a smoke test
+    else {
+      std::printf("bench_cuda: unknown argument '%s' (--quick, --index-only, --config PATH)\n", a.c_str());
+      return 2;
+    }
+  }
   try {
-    Runtime rt = cuda_runtime();
+    Runtime rt = config.empty() ? cuda_runtime() : Runtime(config);
     const tsr_device gpu = rt.device("cuda:0");
+    if (index_only) {
+      index_workloads(rt, gpu, quick);
+      return 0;
+    }
     rt.manual_seed(1);
     const int64_t side = quick ? 4096 : 16384;  // side^2 = 2^28 elements at full size
     const double elems = static_cast<double>(side) * side;
@@ -130,6 +202,7 @@ int main(int argc, char** argv) {
       result(m.name, flops / t / 1e12, "TFLOP/s");
     }
     rt.set_float32_matmul_precision(TSR_MATMUL_PRECISION_HIGHEST);
+    index_workloads(rt, gpu, quick);
     {
       Tensor a = Tensor::ones(rt, {1}, TSR_FLOAT32, gpu), b = Tensor::ones(rt, {1}, TSR_FLOAT32, gpu);
       for (int i = 0; i < 1000; ++i) Tensor c = a + b;
