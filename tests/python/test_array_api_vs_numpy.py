@@ -341,7 +341,7 @@ def test_indexing_masks_as_numpy():
 def test_tensor_array_namespace_takes_tensors():
     import tessera
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
-    t = tessera.from_numpy(a)
+    t = tessera.from_numpy(a).to(xp.asarray(0.0).device)  # on the namespace's default device
     ns = t.__array_namespace__()
     assert ns is xp and ns.__array_api_version__ == "2021.12"
     assert t.__array_namespace__(api_version="2022.12") is xp
@@ -352,4 +352,4 @@ def test_tensor_array_namespace_takes_tensors():
     same(ns.where(t > 5, t, ns.asarray(0.0, dtype=ns.float32)), np.where(a > 5, a, np.float32(0)))
     same(ns.matmul(t, t.T), a @ a.T)
     with pytest.raises(TypeError):  # promotion stays strict: float32 with int64 is not defined
-        ns.add(t, tessera.from_numpy(np.arange(4)))
+        ns.add(t, tessera.from_numpy(np.arange(4)).to(t.device))
