@@ -192,10 +192,9 @@ const Layout kWideTransposed{"[70, 100] transposed", {100, 70}, [](const Tensor&
 struct Pair {
   Tensor cpu, gpu;
 };
-Pair input(const Layout& l, tsr_dtype d, bool positive = false) {
-  Tensor base = random_tensor(l.base, d, positive);
-  return {l.view(base), l.view(base.to(g_gpu))};
-}
+// `base` (on the CPU) and its copy on the GPU, both seen through l's view.
+Pair pair_of(const Layout& l, const Tensor& base) { return {l.view(base), l.view(base.to(g_gpu))}; }
+Pair input(const Layout& l, tsr_dtype d, bool positive = false) { return pair_of(l, random_tensor(l.base, d, positive)); }
 
 std::string label(const char* op, tsr_dtype d, const std::string& layout) {
   return std::string(op) + "(" + tsr_dtype_name(d) + ") " + layout;
@@ -334,11 +333,7 @@ void index_ops() {
             for (double& x : v) x = static_cast<double>(static_cast<int64_t>(g_rng() % 9) - (d == TSR_UINT8 || tsr_dtype_is_unsigned(d) ? 0 : 4));
             return Tensor::from_host<double>(*g_rt, v, shape, TSR_FLOAT64, g_cpu).to(d);
           };
-          Pair out = add ? Pair{} : input(l, d);
-          if (add) {
-            Tensor base = small_ints(l.base);
-            out = {l.view(base), l.view(base.to(g_gpu))};
-          }
+          Pair out = pair_of(l, add ? small_ints(l.base) : random_tensor(l.base, d));
           const int64_t rows = out.cpu.shape()[0], n = out.cpu.shape()[1];
           // Stores: each row a permutation (no two stores meet). Adds: indices
           // anywhere in [-n, n), so that some meet.
@@ -349,11 +344,8 @@ void index_ops() {
                   add ? static_cast<int64_t>(g_rng() % static_cast<uint64_t>(2 * n)) - n : (n - 1 - j + r) % n;
           Tensor ic = Tensor::from_host<int64_t>(*g_rt, idx, {rows, n}, TSR_INT64, g_cpu);
           Tensor ig = ic.to(g_gpu);
-          Pair src = add ? Pair{} : input(Layout{"src", {rows, n}, [](const Tensor& t) { return t; }}, d);
-          if (add) {
-            Tensor s = small_ints({rows, n});
-            src = {s, s.to(g_gpu)};
-          }
+          const Layout whole{"src", {rows, n}, [](const Tensor& t) { return t; }};
+          Pair src = pair_of(whole, add ? small_ints(whole.base) : random_tensor(whole.base, d));
           tessera::check(tsr_scatter_(out.gpu.get(), 1, ig.get(), src.gpu.get(), add));
           tessera::check(tsr_scatter_(out.cpu.get(), 1, ic.get(), src.cpu.get(), add));
           compare(name, out.gpu, out.cpu, Match::kExact);
