@@ -2,7 +2,7 @@
 // NONZERO (Note [Kernel contracts], kind COMPACT): the multi-indices of the
 // nonzero elements, row by row in row-major order. Fixed blocks of the
 // input are counted in parallel, their first output rows follow in order,
-// then each block writes its rows in parallel.
+// then each block writes its rows in parallel, without branching.
 #include <vector>
 
 #include "kernels.hpp"
@@ -52,21 +52,27 @@ template <int Op, int D> struct NonzeroKernel {
       fail(TSR_ERR_INVALID_ARGUMENT, where(a, D) + "the output has " + std::to_string(count) +
                                          " rows but the input has " + std::to_string(first.back()) +
                                          " nonzero elements");
+    // The rows are written without a branch on the element (half-true masks
+    // would mispredict every other one): each position is stored at the
+    // next free row, which advances only past a nonzero one, until the
+    // block's rows are full. Strides are locals: y's stores could alias them.
+    const int64_t ys0 = out.strides[0], ys1 = out.ndim > 1 ? out.strides[1] : 0;
     maybe_parallel(ctx, blocks, total, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t e0 = b * kCompactBlock, e1 = std::min(total, e0 + kCompactBlock);
         int64_t row = first[static_cast<size_t>(b)];
+        const int64_t rows_end = first[static_cast<size_t>(b) + 1];
         if (dense && in.ndim == 1) {  // the row is the position itself
-          for (int64_t e = e0; e < e1; ++e)
-            if (nonzero(x[e])) y[row++ * out.strides[0]] = e;
+          for (int64_t e = e0; e < e1 && row < rows_end; ++e) {
+            y[row * ys0] = e;
+            row += nonzero(x[e]);
+          }
           continue;
         }
         StridedWalk<1> w(in.ndim, in.shape, {in.strides}, e0);
-        for (int64_t e = e0; e < e1; ++e) {
-          if (nonzero(x[w.off[0]])) {
-            for (int d = 0; d < in.ndim; ++d) y[row * out.strides[0] + d * out.strides[1]] = w.idx[d];
-            ++row;
-          }
+        for (int64_t e = e0; e < e1 && row < rows_end; ++e) {
+          for (int d = 0; d < in.ndim; ++d) y[row * ys0 + d * ys1] = w.idx[d];
+          row += nonzero(x[w.off[0]]);
           if (e + 1 < e1) w.next();
         }
       }

@@ -14,6 +14,9 @@ namespace {
 
 inline int64_t wrap_index(int64_t i, int64_t n) { return i < 0 ? i + n : i; }
 
+// How far ahead a 1-d gather prefetches its random reads, in elements.
+constexpr int64_t kPrefetchAhead = 16;
+
 template <int Op, int D> struct GatherKernel {
   static void run(Context& ctx, const tsr_kernel_args& a) {
     check_args(a, D, 2, 0, 1);
@@ -29,6 +32,18 @@ template <int Op, int D> struct GatherKernel {
     for (int d = 0; d < x.ndim; ++d) x_strides[d] = d == dim ? 0 : x.strides[d];
     const int64_t n = x.shape[dim], step = x.strides[dim];
     const int64_t total = numel_of(out);
+    if (out.ndim == 1) {  // take and 1-d gathers: plain loops, the reads prefetched
+      const int64_t os_step = out.strides[0], is_step = index.strides[0];
+      maybe_parallel(ctx, total, total, kParallelGrain, [&](int64_t e0, int64_t e1) {
+        for (int64_t e = e0; e < e1; ++e) {
+          // Random reads are latency bound: ask for one kPrefetchAhead
+          // elements on while this one loads, as the hardware cannot guess it.
+          if (e + kPrefetchAhead < e1) __builtin_prefetch(xs + wrap_index(is[(e + kPrefetchAhead) * is_step], n) * step);
+          os[e * os_step] = xs[wrap_index(is[e * is_step], n) * step];
+        }
+      });
+      return;
+    }
     maybe_parallel(ctx, total, total, kParallelGrain, [&](int64_t e0, int64_t e1) {
       StridedWalk<3> w(out.ndim, out.shape, {out.strides, index.strides, x_strides}, e0);
       for (int64_t e = e0; e < e1; ++e) {

@@ -19,10 +19,14 @@
 //   order, which keeps stability. Scratch memory comes from the plugin's
 //   caching allocator (Note [Why the CPU plugin caches memory]): fresh
 //   pages of a 64 MiB buffer would cost more than the sort.
+//   Keys without a payload (SORT) whose differing bits are the low 16 or
+//   fewer, at 4 keys a bin or more (unique's small integers), are counted
+//   instead: one histogram read and one write of the runs.
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -56,6 +60,56 @@ class Scratch {
 
 // Lines at least this long are radix sorted; shorter ones compare.
 inline constexpr int64_t kRadixSortLength = 2048;
+// Keys alone that differ in at most this many low bits are counted.
+inline constexpr int kCountingSortBits = 16;
+
+// body(c) for every chunk c of `chunks`, in parallel when there are several.
+template <class F> void for_each_chunk(Context& ctx, int64_t chunks, F&& body) {
+  if (chunks == 1) {
+    body(int64_t{0});
+    return;
+  }
+  ctx.parallel([&] { tbb::parallel_for(int64_t{0}, chunks, [&](int64_t c) { body(c); }); });
+}
+
+// Keys alone whose differing bits `differ` all lie in the low 16: counted
+// (one histogram read, one write), not scattered digit by digit. Returns
+// false, and leaves keys alone, when the range is too wide for n.
+template <class K> bool counting_sort(Context& ctx, K* keys, K differ, int64_t n, bool parallel) {
+  const int width = std::bit_width(static_cast<std::make_unsigned_t<K>>(differ));
+  if (width > kCountingSortBits || (int64_t{4} << width) > n) return false;
+  const int64_t bins = int64_t{1} << width;
+  const K mask = static_cast<K>(bins - 1), high = static_cast<K>(keys[0] & ~mask);
+  // Chunks: fixed by n and the width, each at least 8 elements a bin.
+  const int64_t chunks = parallel ? std::clamp<int64_t>(n / std::max<int64_t>(65536, 8 * bins), 1, 64) : 1;
+  const auto bound = [&](int64_t c) { return n * c / chunks; };
+  Scratch count_space(ctx, static_cast<size_t>((chunks + 1) * bins + 1) * sizeof(int64_t));
+  int64_t* counts = count_space.as<int64_t>();  // chunks rows of bins, then the starts
+  int64_t* starts = counts + chunks * bins;
+  for_each_chunk(ctx, chunks, [&](int64_t c) {
+    int64_t* h = counts + c * bins;
+    std::fill(h, h + bins, int64_t{0});
+    for (int64_t i = bound(c), end = bound(c + 1); i < end; ++i) ++h[keys[i] & mask];
+  });
+  int64_t at = 0;
+  for (int64_t b = 0; b < bins; ++b) {
+    starts[b] = at;
+    for (int64_t c = 0; c < chunks; ++c) at += counts[c * bins + b];
+  }
+  starts[bins] = at;
+  // The output in equal parts; each finds its first bin and writes runs.
+  for_each_chunk(ctx, chunks, [&](int64_t c) {
+    int64_t pos = bound(c);
+    const int64_t end = bound(c + 1);
+    int64_t b = std::upper_bound(starts, starts + bins + 1, pos) - starts - 1;
+    for (; pos < end; ++b) {
+      const int64_t stop = std::min(end, starts[b + 1]);
+      std::fill(keys + pos, keys + std::max(pos, stop), static_cast<K>(high | static_cast<K>(b)));
+      pos = std::max(pos, stop);
+    }
+  });
+  return true;
+}
 
 // Sorts keys[0, n) (and pay[0, n) along) stably. keys2/pay2 are scratch of
 // n elements. Returns true when the sorted data ended in keys2/pay2 (an odd
@@ -67,20 +121,11 @@ bool radix_sort(Context& ctx, K* keys, K* keys2, P* pay, P* pay2, int64_t n, boo
   // Chunks: a function of n only (deterministic), each at least 64 Ki elements.
   const int64_t chunks = parallel ? std::clamp<int64_t>(n / 65536, 1, 64) : 1;
   const auto bound = [&](int64_t c) { return n * c / chunks; };
-  const auto for_chunks = [&](auto&& body) {
-    if (chunks == 1) {
-      body(int64_t{0});
-      return;
-    }
-    ctx.parallel([&] {
-      tbb::parallel_for(int64_t{0}, chunks, [&](int64_t c) { body(c); });
-    });
-  };
   // Which digits differ among the keys.
   std::vector<std::array<K, 2>> span(static_cast<size_t>(chunks), {K(0), static_cast<K>(~K(0))});
-  for_chunks([&](int64_t c) {
+  for_each_chunk(ctx, chunks, [&](int64_t c) {
     K any = 0, all = static_cast<K>(~K(0));
-    for (int64_t i = bound(c); i < bound(c + 1); ++i) {
+    for (int64_t i = bound(c), end = bound(c + 1); i < end; ++i) {
       any |= keys[i];
       all &= keys[i];
     }
@@ -95,15 +140,18 @@ bool radix_sort(Context& ctx, K* keys, K* keys2, P* pay, P* pay2, int64_t n, boo
     }
     differ = any ^ all;
   }
+  if constexpr (!kPay) {
+    if (counting_sort(ctx, keys, differ, n, parallel)) return false;
+  }
   std::vector<std::array<int64_t, 256>> offsets(static_cast<size_t>(chunks));
   bool swapped = false;
   for (int d = 0; d < kDigits; ++d) {
     const int shift = 8 * d;
     if (((differ >> shift) & K(0xFF)) == 0) continue;
-    for_chunks([&](int64_t c) {
+    for_each_chunk(ctx, chunks, [&](int64_t c) {
       std::array<int64_t, 256>& h = offsets[static_cast<size_t>(c)];
       h.fill(0);
-      for (int64_t i = bound(c); i < bound(c + 1); ++i) ++h[(keys[i] >> shift) & 0xFF];
+      for (int64_t i = bound(c), end = bound(c + 1); i < end; ++i) ++h[(keys[i] >> shift) & 0xFF];
     });
     int64_t at = 0;
     for (int b = 0; b < 256; ++b)
@@ -112,9 +160,9 @@ bool radix_sort(Context& ctx, K* keys, K* keys2, P* pay, P* pay2, int64_t n, boo
         offsets[static_cast<size_t>(c)][b] = at;
         at += count;
       }
-    for_chunks([&](int64_t c) {
+    for_each_chunk(ctx, chunks, [&](int64_t c) {
       std::array<int64_t, 256>& o = offsets[static_cast<size_t>(c)];
-      for (int64_t i = bound(c); i < bound(c + 1); ++i) {
+      for (int64_t i = bound(c), end = bound(c + 1); i < end; ++i) {
         const int64_t to = o[(keys[i] >> shift) & 0xFF]++;
         keys2[to] = keys[i];
         if constexpr (kPay) pay2[to] = pay[i];

@@ -684,17 +684,25 @@ TEST_CASE("cpu_tbb: sort, argsort and nonzero on long lines match std::stable_so
     std::vector<int64_t> shape;
     Layout layout;
     int dim;
+    int64_t narrow_from = 0;  // integers: 1000 values from here (100 for one byte); 0: wide
   };
-  const Case cases[] = {{{3, 2047}, L::Contiguous, 1}, {{3, 5000}, L::Contiguous, 1},
-                        {{4100, 2}, L::Transposed, 0}, {{1, 140000}, L::Contiguous, 1}};
+  // The narrow cases' keys share their high bits, so SORT counts them.
+  const Case cases[] = {{{3, 2047}, L::Contiguous, 1},     {{3, 5000}, L::Contiguous, 1},
+                        {{4100, 2}, L::Transposed, 0},     {{1, 140000}, L::Contiguous, 1},
+                        {{3, 5000}, L::Contiguous, 1, -1500}, {{1, 300000}, L::Contiguous, 1, 7}};
   for (int d : kAllDtypes) {
     for (const Case& c : cases) {
       if (skip_big(d, c.shape)) continue;
       Tensor in = make_tensor(d, c.shape, c.layout);
       for (int64_t i = 0; i < in.numel(); ++i) {
-        // Wide integers, so that every digit pass runs; floats with specials.
+        // Wide integers, so that every digit pass runs (narrow ones: counted);
+        // floats with specials.
         double v = gen_value(d, Domain::Any, rng);
-        if (!is_float(d) && d != TSR_BOOL) {
+        if (!is_float(d) && d != TSR_BOOL && c.narrow_from != 0) {
+          const bool byte = tsr_dtype_size(d) == 1;
+          const double lo = tsr_dtype_is_unsigned(d) ? 7 : byte ? -120 : static_cast<double>(c.narrow_from);
+          v = std::floor(lo + (byte ? 100 : 1000) * rng.uniform());
+        } else if (!is_float(d) && d != TSR_BOOL) {
           const double span = tsr_dtype_size(d) >= 4 ? 2e9 : tsr_dtype_size(d) == 2 ? 30000 : 120;
           const double lo = tsr_dtype_is_unsigned(d) ? 0 : -span;
           v = std::floor(lo + (span - lo) * rng.uniform());
