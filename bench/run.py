@@ -35,6 +35,11 @@ REPS = 3         # repetitions per round and library
 
 N24 = 1 << 24
 
+# The linear algebra workloads' input a (float64, n x n, well-conditioned).
+_LINALG_TORCH = ("a = torch.rand({n}, {n}, dtype=torch.float64) * 2 - 1; a = a + a.T if {sym} else a; "
+                 "a = a + {n} * torch.eye({n}, dtype=torch.float64)")
+_LINALG_NUMPY = ("a = np.random.rand({n}, {n}) * 2 - 1; a = a + a.T if {sym} else a; a = a + {n} * np.eye({n})")
+
 # name -> {lib: (setup code, statement)}; setup runs once per workload with
 # `torch` or `np` imported. Absent library: null in the results.
 WORKLOADS = {
@@ -157,6 +162,35 @@ def forward(A, layers):
         "torch": ("x = torch.rand(N24) < 0.5", "torch.nonzero(x)"),
         "numpy": ("x = np.random.rand(N24) < 0.5", "np.argwhere(x)"),
     },
+    # Issue 20's linear algebra (float64): a uniform matrix in [-1, 1) plus n
+    # on the diagonal (made symmetric first for cholesky and eigh), as
+    # tessera_bench builds it.
+    "solve_1024": {
+        "torch": (_LINALG_TORCH.format(n=1024, sym=False) + "; b = torch.rand(1024, 1024, dtype=torch.float64)",
+                  "torch.linalg.solve(a, b)"),
+        "numpy": (_LINALG_NUMPY.format(n=1024, sym=False) + "; b = np.random.rand(1024, 1024)",
+                  "np.linalg.solve(a, b)"),
+    },
+    "inv_1024": {
+        "torch": (_LINALG_TORCH.format(n=1024, sym=False), "torch.linalg.inv(a)"),
+        "numpy": (_LINALG_NUMPY.format(n=1024, sym=False), "np.linalg.inv(a)"),
+    },
+    "cholesky_2048": {
+        "torch": (_LINALG_TORCH.format(n=2048, sym=True), "torch.linalg.cholesky(a)"),
+        "numpy": (_LINALG_NUMPY.format(n=2048, sym=True), "np.linalg.cholesky(a)"),
+    },
+    "qr_1024": {
+        "torch": (_LINALG_TORCH.format(n=1024, sym=False), "torch.linalg.qr(a)"),
+        "numpy": (_LINALG_NUMPY.format(n=1024, sym=False), "np.linalg.qr(a)"),
+    },
+    "svd_512": {
+        "torch": (_LINALG_TORCH.format(n=512, sym=False), "torch.linalg.svd(a, full_matrices=False)"),
+        "numpy": (_LINALG_NUMPY.format(n=512, sym=False), "np.linalg.svd(a, full_matrices=False)"),
+    },
+    "eigh_512": {
+        "torch": (_LINALG_TORCH.format(n=512, sym=True), "torch.linalg.eigh(a)"),
+        "numpy": (_LINALG_NUMPY.format(n=512, sym=True), "np.linalg.eigh(a)"),
+    },
     "triad_2^24": {},  # plain C++ in tessera_bench: the bandwidth reference
     "read_2^24": {},   # plain C++ two-thread read of 64 MiB: the bound of sum_2^24
     "startup": {},     # process wall time, measured below for all three
@@ -192,6 +226,12 @@ TARGETS = {
     "softmax_4096x4096": {"min_speedup": 1.0, "vs": "torch"},
     "unique_2^22": {"min_speedup": 1.0},
     "nonzero_2^24": {"min_speedup": 1.0},
+    "solve_1024": {"min_speedup": 1.0},
+    "inv_1024": {"min_speedup": 1.0},
+    "cholesky_2048": {"min_speedup": 1.0},
+    "qr_1024": {"min_speedup": 1.0},
+    "svd_512": {"min_speedup": 1.0},
+    "eigh_512": {"min_speedup": 1.0},
 }
 
 

@@ -442,6 +442,81 @@ void nonzero(benchmark::State& state) {
   set_bytes(state, k2p24 + 8 * k2p24 / 2);
 }
 
+// Issue 20's linear algebra: float64, well-conditioned inputs (a uniform
+// matrix plus n on the diagonal; for cholesky and eigh that made symmetric).
+tsr_tensor* conditioned(int64_t n, bool symmetric) {
+  tsr_tensor *a = uniform({n, n}, TSR_FLOAT64, -1.0, 1.0), *eye = nullptr, *shift = nullptr, *out = nullptr;
+  if (symmetric) {
+    tsr_tensor *at = nullptr, *sum = nullptr;
+    OK(tsr_transpose(a, 0, 1, &at));
+    OK(tsr_binary(TSR_OP_ADD, a, at, &sum));
+    tsr_tensor_release(at);
+    tsr_tensor_release(a);
+    a = sum;
+  }
+  OK(tsr_eye(g_rt, n, n, 0, TSR_FLOAT64, kCpu, &eye));
+  OK(tsr_binary_scalar(TSR_OP_MUL, eye, tsr_scalar_float(static_cast<double>(n)), 0, &shift));
+  OK(tsr_binary(TSR_OP_ADD, a, shift, &out));
+  tsr_tensor_release(a);
+  tsr_tensor_release(eye);
+  tsr_tensor_release(shift);
+  return out;
+}
+
+template <class F> void linalg_workload(benchmark::State& state, const std::string& key, int64_t n, bool symmetric, F f) {
+  const auto& in = inputs_for(key, [&] { return std::vector{conditioned(n, symmetric)}; });
+  each(state, [&] { return f(in[0]); });
+  set_bytes(state, 8 * n * n);
+}
+
+void solve_1024(benchmark::State& state) {
+  const auto& rhs = inputs_for("rhs_1024", [] { return std::vector{uniform({1024, 1024}, TSR_FLOAT64)}; });
+  linalg_workload(state, "a_1024", 1024, false, [&](tsr_tensor* a) {
+    tsr_tensor* x = nullptr;
+    OK(tsr_linalg_solve(a, rhs[0], &x));
+    return x;
+  });
+}
+void inv_1024(benchmark::State& state) {
+  linalg_workload(state, "a_1024", 1024, false, [](tsr_tensor* a) {
+    tsr_tensor* x = nullptr;
+    OK(tsr_linalg_inv(a, &x));
+    return x;
+  });
+}
+void cholesky_2048(benchmark::State& state) {
+  linalg_workload(state, "spd_2048", 2048, true, [](tsr_tensor* a) {
+    tsr_tensor* l = nullptr;
+    OK(tsr_linalg_cholesky(a, 0, &l));
+    return l;
+  });
+}
+void qr_1024(benchmark::State& state) {
+  linalg_workload(state, "a_1024", 1024, false, [](tsr_tensor* a) {
+    tsr_tensor *q = nullptr, *r = nullptr;
+    OK(tsr_linalg_qr(a, 0, &q, &r));
+    tsr_tensor_release(r);
+    return q;
+  });
+}
+void svd_512(benchmark::State& state) {
+  linalg_workload(state, "a_512", 512, false, [](tsr_tensor* a) {
+    tsr_tensor *u = nullptr, *s = nullptr, *vh = nullptr;
+    OK(tsr_linalg_svd(a, 0, &u, &s, &vh));
+    tsr_tensor_release(u);
+    tsr_tensor_release(vh);
+    return s;
+  });
+}
+void eigh_512(benchmark::State& state) {
+  linalg_workload(state, "sym_512", 512, true, [](tsr_tensor* a) {
+    tsr_tensor *w = nullptr, *v = nullptr;
+    OK(tsr_linalg_eigh(a, &w, &v));
+    tsr_tensor_release(v);
+    return w;
+  });
+}
+
 void register_all() {
   auto add = [](const char* name, void (*fn)(benchmark::State&)) {
     benchmark::RegisterBenchmark(name, fn)->UseRealTime()->Unit(benchmark::kMicrosecond);
@@ -471,6 +546,12 @@ void register_all() {
   add("softmax_4096x4096", softmax);
   add("unique_2^22", unique_values);
   add("nonzero_2^24", nonzero);
+  add("solve_1024", solve_1024);
+  add("inv_1024", inv_1024);
+  add("cholesky_2048", cholesky_2048);
+  add("qr_1024", qr_1024);
+  add("svd_512", svd_512);
+  add("eigh_512", eigh_512);
 }
 
 }  // namespace

@@ -60,6 +60,7 @@ const char* tsr_status_name(tsr_status status) {
     case TSR_ERR_CONFIG: return "TSR_ERR_CONFIG";
     case TSR_ERR_INTERNAL: return "TSR_ERR_INTERNAL";
     case TSR_ERR_TIMEOUT: return "TSR_ERR_TIMEOUT";
+    case TSR_ERR_LINALG: return "TSR_ERR_LINALG";
   }
   return "TSR_ERR_UNKNOWN";
 }

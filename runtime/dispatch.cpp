@@ -67,9 +67,12 @@ void launch(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
   args.params = extra.params.data();
   args.num_params = static_cast<int32_t>(extra.params.size());
   args.stream = nullptr;
+  args.more_outputs = extra.more_outputs.empty() ? nullptr : extra.more_outputs.data();
+  args.num_more_outputs = static_cast<int32_t>(extra.more_outputs.size());
   if (k.fn == nullptr) {
     // Note [Composites]: built from primitives on the device itself.
     if (tsr_op_role(op) == TSR_OP_ROLE_COMPOSITE) return run_composite(rt, device, op, key_dtype, inputs, output, extra);
+    // Primitives and optional ops (LINALG) a device lacks: the CPU fallback.
     const DeviceType* type = fallback_target(rt, device);
     if (type == nullptr) missing_kernel(rt, device, op, key_dtype);
     return launch_on_cpu(rt, *type, device, op, key_dtype, inputs, output, args);

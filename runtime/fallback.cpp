@@ -10,7 +10,8 @@
 //   strides; the output's span is read first, so the elements between the
 //   view's elements go back unchanged. The first fallback of each (op, dtype)
 //   on each device type logs one warning naming both, the plugin and the
-//   device (a plugin may have an op for some dtypes only).
+//   device (a plugin may have an op for some dtypes only). An op with several
+//   results (LINALG's more_outputs) has each copied in and back the same way.
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -102,24 +103,35 @@ void launch_on_cpu(tsr_runtime& rt, const DeviceType& type, tsr_device device, i
     in.push_back(to_host(type, *d, "input"));
     in_descs.push_back(&in.back().desc);
   }
-  HostCopy out = to_host(type, output, "output");
+  // The outputs: `output`, then LINALG's further results (more_outputs).
+  std::vector<HostCopy> outs;
+  outs.reserve(1 + static_cast<size_t>(args_template.num_more_outputs));
+  outs.push_back(to_host(type, output, "output"));
+  std::vector<const tsr_tensor_desc*> more_descs;
+  for (int32_t i = 0; i < args_template.num_more_outputs; ++i) {
+    outs.push_back(to_host(type, *args_template.more_outputs[i], "output"));
+    more_descs.push_back(&outs.back().desc);
+  }
 
   tsr_kernel_args args = args_template;
   args.device_index = 0;
   args.inputs = in_descs.data();
-  args.output = &out.desc;
+  args.output = &outs.front().desc;
+  args.more_outputs = more_descs.empty() ? nullptr : more_descs.data();
   args.stream = nullptr;
   tsr_status st = call_kernel(rt, device, op, key_dtype, cpu, args, "in the CPU fallback for ");
   if (st != TSR_OK) kernel_failed(rt, device, op, key_dtype, cpu.plugin, st, plugin_message(), "in the CPU fallback for ");
-  if (out.nbytes == 0) return;
-  {
-    PluginCall call(type.plugin);
-    st = type.iface->copy_host_to_device(type.ctx, device.index, out.device_first, out.memory.get(), out.nbytes,
-                                         nullptr);
+  for (const HostCopy& out : outs) {
+    if (out.nbytes == 0) continue;
+    {
+      PluginCall call(type.plugin);
+      st = type.iface->copy_host_to_device(type.ctx, device.index, out.device_first, out.memory.get(), out.nbytes,
+                                           nullptr);
+    }
+    if (st != TSR_OK)
+      fail(st, "CPU fallback: copying the output back to " + rt.registry.device_name(device) +
+                   " failed: " + plugin_message());
   }
-  if (st != TSR_OK)
-    fail(st, "CPU fallback: copying the output back to " + rt.registry.device_name(device) +
-                 " failed: " + plugin_message());
 }
 
 }  // namespace tessera::rt

@@ -15,8 +15,9 @@ static_assert(TSR_OP_FILL == 0 && TSR_OP_COPY == 1 && TSR_OP_ADD == 2 && TSR_OP_
               TSR_OP_WHERE == 23 && TSR_OP_SUM == 24 && TSR_OP_MATMUL == 29 && TSR_OP_RAND_NORMAL == 33);
 static_assert(TSR_OP_MATH == 34 && TSR_OP_LOGADDEXP == 43 && TSR_OP_PROD == 44 && TSR_OP_STD == 47 &&
               TSR_OP_NONZERO == 53);
-static_assert(TSR_OP_COUNT == 54, "a new op is a minor version: update this check, version.h and Python's tests");
-static_assert(TSR_OP_KIND_COUNT == 17 && TSR_MATH_FN_COUNT == 20);
+static_assert(TSR_OP_CHOLESKY == 54 && TSR_OP_SOLVE == 56 && TSR_OP_EIGH == 59);
+static_assert(TSR_OP_COUNT == 60, "a new op is a minor version: update this check, version.h and Python's tests");
+static_assert(TSR_OP_KIND_COUNT == 18 && TSR_MATH_FN_COUNT == 20);
 
 // Entries in value order: entry k has value k, so there is no gap and no
 // duplicate, and TSR_OP_COUNT is the number of entries.
@@ -62,12 +63,14 @@ constexpr int kind_arity(int kind) {
     case TSR_OP_KIND_BINARY: case TSR_OP_KIND_COMPARE: case TSR_OP_KIND_MATMUL: case TSR_OP_KIND_GATHER:
     case TSR_OP_KIND_SCATTER: return 2;
     case TSR_OP_KIND_WHERE: return 3;
-    default: return -1;
+    default: return -1;  // LINALG: SOLVE's 2 (A, B), the others' 1 (A)
   }
 }
 constexpr bool arities_match_kinds() {
-  for (int op = 0; op < TSR_OP_COUNT; ++op)
-    if (tsr_op_arity(op) != kind_arity(tsr_op_kind(op))) return false;
+  for (int op = 0; op < TSR_OP_COUNT; ++op) {
+    const int want = tsr_op_kind(op) == TSR_OP_KIND_LINALG ? (op == TSR_OP_SOLVE ? 2 : 1) : kind_arity(tsr_op_kind(op));
+    if (tsr_op_arity(op) != want) return false;
+  }
   return true;
 }
 static_assert(arities_match_kinds(), "TSR_OP_LIST: an op's arity differs from its kind's");
@@ -93,6 +96,14 @@ static_assert(all_of_kind(TSR_OP_PROD, TSR_OP_STD, TSR_OP_KIND_REDUCE));
 static_assert(tsr_op_kind(TSR_OP_CUMSUM) == TSR_OP_KIND_SCAN && tsr_op_kind(TSR_OP_GATHER) == TSR_OP_KIND_GATHER &&
               tsr_op_kind(TSR_OP_SCATTER) == TSR_OP_KIND_SCATTER && tsr_op_kind(TSR_OP_NONZERO) == TSR_OP_KIND_COMPACT);
 static_assert(all_of_kind(TSR_OP_SORT, TSR_OP_ARGSORT, TSR_OP_KIND_SORT));
+static_assert(all_of_kind(TSR_OP_CHOLESKY, TSR_OP_EIGH, TSR_OP_KIND_LINALG));
+// Every LINALG op is optional and only they are (Note [Primitives]).
+constexpr bool optional_are_linalg() {
+  for (int op = 0; op < TSR_OP_COUNT; ++op)
+    if ((tsr_op_role(op) == TSR_OP_ROLE_OPTIONAL) != (tsr_op_kind(op) == TSR_OP_KIND_LINALG)) return false;
+  return true;
+}
+static_assert(optional_are_linalg());
 
 // Note [Primitives]: the count the header states, and the composites the
 // runtime knows how to build (runtime/composite.cpp has a case for each).

@@ -17,6 +17,7 @@ namespace tessera::rt {
 struct KernelParams {
   std::span<const tsr_scalar> scalars{};
   std::span<const int64_t> params{};
+  std::span<const tsr_tensor_desc* const> more_outputs{};  // LINALG's results after the first
 };
 // Calls the kernel for (op, device, key_dtype); throws a clear error when
 // there is none or when it fails.
@@ -106,6 +107,21 @@ TensorRef flip(const tsr_tensor& x, std::span<const int64_t> dims);
 // tril (lower) / triu of the last two dims, diagonal k.
 TensorRef triangle(const tsr_tensor& x, int64_t k, bool lower);
 TensorRef eye(tsr_runtime& rt, int64_t n, int64_t m, int64_t k, int32_t dtype, tsr_device device);
+
+// ---- linalg.cpp (ABI 1.6) ------------------------------------------------------
+// torch.linalg's functions; each throws torch.linalg's error (TSR_ERR_LINALG,
+// naming the batch element) for a matrix its factorisation cannot take.
+TensorRef linalg_cholesky(const tsr_tensor& a, bool upper);
+void linalg_lu_factor(const tsr_tensor& a, TensorRef* lu, TensorRef* pivots);
+TensorRef linalg_solve(const tsr_tensor& a, const tsr_tensor& b);
+TensorRef linalg_inv(const tsr_tensor& a);
+// det, or sign and logabsdet (any of the three may be null).
+void linalg_slogdet(const tsr_tensor& a, TensorRef* sign, TensorRef* logabsdet, TensorRef* det);
+void linalg_qr(const tsr_tensor& a, bool complete, TensorRef* q, TensorRef* r);
+// u and vh null: the singular values alone.
+void linalg_svd(const tsr_tensor& a, bool full_matrices, TensorRef* u, TensorRef* s, TensorRef* vh);
+// v null: the eigenvalues alone.
+void linalg_eigh(const tsr_tensor& a, TensorRef* w, TensorRef* v);
 
 // ---- math.cpp ------------------------------------------------------------------
 // MATH's function fn (enum tsr_math_fn) of a, any dtype but bool.

@@ -14,6 +14,7 @@
 #include "error.hpp"
 #include "paths.hpp"
 #include "plugin_call.hpp"
+#include "tessera/tessera.h"
 
 namespace tessera::rt {
 namespace {
@@ -53,13 +54,8 @@ void host_log(int32_t level, const char* message) noexcept {
 }
 
 std::string status_name(tsr_status s) {
-  static const char* const names[] = {"TSR_OK", "TSR_ERR_INVALID_ARGUMENT", "TSR_ERR_INDEX", "TSR_ERR_SHAPE",
-                                      "TSR_ERR_TYPE", "TSR_ERR_UNSUPPORTED", "TSR_ERR_OUT_OF_MEMORY",
-                                      "TSR_ERR_DEVICE", "TSR_ERR_VERSION", "TSR_ERR_LOAD", "TSR_ERR_CONFIG",
-                                      "TSR_ERR_INTERNAL", "TSR_ERR_TIMEOUT"};
-  const int i = static_cast<int>(s);
-  if (i >= 0 && i < static_cast<int>(std::size(names))) return names[i];
-  return "status " + std::to_string(i);
+  const std::string name = tsr_status_name(s);
+  return name != "TSR_ERR_UNKNOWN" ? name : "status " + std::to_string(static_cast<int>(s));
 }
 
 std::string version_string(uint32_t v) {

@@ -681,6 +681,12 @@ void check_ops(const PluginHandle& p, const PluginHandle& ref, int32_t device, c
       for (size_t i = 0; i < t.count; ++i)
         if (t.entries[i].op == op && t.entries[i].dtype == key) fn = t.entries[i].fn;
       if (fn == nullptr) continue;
+      if (tsr_op_kind(op) == TSR_OP_KIND_LINALG) {
+        // Factorisations are unique only up to signs and bases, so comparing
+        // bytes with the reference would fail good kernels: not checked yet.
+        r.skip(group, tsr_dtype_name(key), "LINALG kernels are not compared by this tool yet");
+        continue;
+      }
       tsr_kernel_fn ref_fn = find_kernel(ref, op, key);
       if (ref_fn == nullptr) {
         r.skip(group, tsr_dtype_name(key), "the reference has no kernel for this dtype");

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <utility>
@@ -133,6 +134,33 @@ inline void check_kernel_args(const char* plugin, const tsr_kernel_args& a, int 
             (num_params == 0 || a.params != nullptr) && desc_ok(a.output, a, device_type);
   for (int i = 0; ok && i < num_inputs; ++i) ok = desc_ok(a.inputs[i], a, device_type);
   if (!ok) explain_bad_args(plugin, a, dtype, num_inputs, num_scalars, num_params, device_count, device_type);
+}
+
+// LINALG's further results (Note [Kernel contracts], kind LINALG), after the
+// backend's own check_args: args long enough to carry them, and exactly
+// `count` well-formed descriptors on the kernel's device.
+inline void check_more_outputs(const char* plugin, const tsr_kernel_args& a, int key, int count, int32_t device_type) {
+  bool ok = a.struct_size >= TSR_STRUCT_SIZE(tsr_kernel_args, num_more_outputs) && a.num_more_outputs == count &&
+            (count == 0 || a.more_outputs != nullptr);
+  for (int i = 0; ok && i < count; ++i) ok = desc_ok(a.more_outputs[i], a, device_type);
+  if (!ok)
+    fail(TSR_ERR_INVALID_ARGUMENT, where(plugin, a, key) + "expected " + std::to_string(count) +
+                                       " well-formed more_outputs (ABI 1.6 args), got " +
+                                       std::to_string(a.struct_size >= TSR_STRUCT_SIZE(tsr_kernel_args, num_more_outputs)
+                                                          ? a.num_more_outputs
+                                                          : 0));
+}
+
+// d is `dtype`, with the first `batch_dims` dims of the output's sizes and
+// then exactly `dims` (a LINALG operand's shape).
+inline void check_linalg_shape(const char* plugin, const tsr_kernel_args& a, int key, const tsr_tensor_desc& d,
+                               int dtype, int batch_dims, std::initializer_list<int64_t> dims, const char* what) {
+  check_dtype(plugin, a, key, d, dtype, what);
+  bool ok = batch_dims >= 0 && d.ndim == batch_dims + static_cast<int>(dims.size()) && a.output->ndim >= batch_dims;
+  for (int i = 0; ok && i < batch_dims; ++i) ok = d.shape[i] == a.output->shape[i];
+  int i = batch_dims;
+  for (int64_t size : dims) ok = ok && d.shape[i++] == size;
+  if (!ok) fail(TSR_ERR_SHAPE, where(plugin, a, key) + what + " does not have the shape the LINALG contract gives it");
 }
 
 // `in` has the output's shape (pointwise ops).

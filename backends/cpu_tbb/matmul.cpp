@@ -5,8 +5,6 @@
 // matrix products]); the other dtypes use a packed kernel accumulating in float
 // (float16, bfloat16) or wrapping 64-bit integers (same result as PyTorch's
 // wrapping native accumulation, since both are exact modulo 2^bits).
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <climits>
 #include <optional>
@@ -18,6 +16,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "blas_library.hpp"
 #include "elementwise.hpp"
 #include "kernels.hpp"
 #include "small_gemm.hpp"
@@ -84,17 +83,8 @@ template <class T> Mat<const T> packed(const Mat<const T>& m, std::vector<T>& bu
   return {buffer.data(), m.rows, m.cols, m.cols, 1};
 }
 
-// Note [BLAS on first use]
-//   Loading OpenBLAS costs ~5 ms (its relocations and its thread pool), a
-//   quarter of a whole `tessera info` run, and many programs never multiply
-//   matrices large enough to need it. So cpu_tbb.so does not link it: the
-//   first product that needs BLAS opens the library CMake found, by its
-//   SONAME (TESSERA_BLAS_SONAME), and looks up cblas_sgemm and cblas_dgemm,
-//   once per process (a function-local static: thread-safe). The library
-//   stays loaded (RTLD_NODELETE: its threads must outlive any unload of the
-//   plugin, as TBB's do). A library that cannot be opened fails those
-//   products with TSR_ERR_LOAD naming it; small products (small_gemm) and
-//   the other dtypes never need it.
+// Note [BLAS on first use] (blas_library.hpp): cblas_sgemm and cblas_dgemm
+// are looked up once per process.
 struct Blas {
   decltype(&cblas_sgemm) sgemm = nullptr;
   decltype(&cblas_dgemm) dgemm = nullptr;
@@ -104,15 +94,10 @@ struct Blas {
 const Blas& blas() {
   static const Blas loaded = [] {
     Blas b;
-    dlerror();
-    void* h = dlopen(TESSERA_BLAS_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (h == nullptr) {
-      const char* why = dlerror();
-      b.problem = std::string("cannot open ") + TESSERA_BLAS_SONAME + ": " + (why ? why : "dlopen failed");
-      return b;
-    }
-    b.sgemm = reinterpret_cast<decltype(&cblas_sgemm)>(dlsym(h, "cblas_sgemm"));
-    b.dgemm = reinterpret_cast<decltype(&cblas_dgemm)>(dlsym(h, "cblas_dgemm"));
+    b.problem = blas_library().problem;
+    if (!b.problem.empty()) return b;
+    b.sgemm = blas_symbol<decltype(&cblas_sgemm)>("cblas_sgemm");
+    b.dgemm = blas_symbol<decltype(&cblas_dgemm)>("cblas_dgemm");
     if (b.sgemm == nullptr || b.dgemm == nullptr) b.problem = std::string(TESSERA_BLAS_SONAME) + " has no cblas_sgemm/dgemm";
     return b;
   }();

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The functions of ABI 1.5 from C99, one or more of every category: an
- * elementwise function (tsr_math), a binary op of the new ones (floor
+/* The functions of ABI 1.5 and 1.6 from C99, one or more of every category:
+ * an elementwise function (tsr_math), a binary op of the new ones (floor
  * division), a statistical reduction with options (tsr_reduce_ex: var),
- * a cumulative sum, take, gather, scatter, sort and argsort, nonzero;
+ * a cumulative sum, take, gather, scatter, sort and argsort, nonzero, and
+ * linear algebra (cholesky, solve, det, eigh, svdvals, inv's errors);
  * each result checked against values written here, and each bad call
  * checked for its status and message. Exit status 0 when all hold. */
 #include <math.h>
@@ -176,6 +177,54 @@ int main(int argc, char** argv) {
   {
     const double want[10] = {0, 0, 0, 1, 0, 2, 1, 0, 1, 2};
     expect(nz, want, 10, "nonzero");
+  }
+
+  /* Linear algebra (ABI 1.6): exact small cases, and the errors. */
+  {
+    const int64_t two_two[2] = {2, 2}, batch2[3] = {2, 2, 2};
+    const double a_data[4] = {4.0, 2.0, 2.0, 3.0}, b_data[2] = {2.0, 1.0};
+    const double sing_data[8] = {1.0, 0.0, 0.0, 1.0, 1.0, 2.0, 2.0, 4.0};
+    tsr_tensor *a = doubles(a_data, 2, two_two), *b = doubles(b_data, 1, two), *sing = doubles(sing_data, 3, batch2);
+    tsr_tensor *l = NULL, *sol = NULL, *det = NULL, *w = NULL, *v = NULL, *s = NULL, *inv = NULL;
+    CHECK_OK(tsr_linalg_cholesky(a, 0, &l));
+    {
+      const double want[4] = {2.0, 0.0, 1.0, sqrt(2.0)};
+      expect(l, want, 4, "cholesky");
+    }
+    CHECK_OK(tsr_linalg_solve(a, b, &sol)); /* 4x + 2y = 2, 2x + 3y = 1: x = 0.5, y = 0 */
+    {
+      const double want[2] = {0.5, 0.0};
+      expect(sol, want, 2, "solve");
+    }
+    CHECK_OK(tsr_linalg_det(a, &det));
+    {
+      const double want[1] = {8.0};
+      expect(det, want, 1, "det");
+    }
+    CHECK_OK(tsr_linalg_eigh(a, &w, &v)); /* (7 -+ sqrt(17)) / 2 */
+    {
+      const double want[2] = {(7.0 - sqrt(17.0)) / 2, (7.0 + sqrt(17.0)) / 2};
+      expect(w, want, 2, "eigh");
+    }
+    CHECK_OK(tsr_linalg_svd(a, 0, NULL, &s, NULL)); /* symmetric positive: the eigenvalues, descending */
+    {
+      const double want[2] = {(7.0 + sqrt(17.0)) / 2, (7.0 - sqrt(17.0)) / 2};
+      expect(s, want, 2, "svdvals");
+    }
+    CHECK_FAILS(tsr_linalg_inv(sing, &inv), TSR_ERR_LINALG, "linalg.inv: (Batch element 1): The diagonal element 2 is zero");
+    CHECK(inv == NULL);
+    CHECK_FAILS(tsr_linalg_cholesky(sing, 0, &inv), TSR_ERR_LINALG, "(Batch element 1)");
+    CHECK_FAILS(tsr_linalg_inv(b, &inv), TSR_ERR_SHAPE, "at least 2 dimensions");
+    CHECK_FAILS(tsr_linalg_svd(a, 0, &inv, &s, NULL), TSR_ERR_INVALID_ARGUMENT, "u and vh");
+    tsr_tensor_release(l);
+    tsr_tensor_release(sol);
+    tsr_tensor_release(det);
+    tsr_tensor_release(w);
+    tsr_tensor_release(v);
+    tsr_tensor_release(s);
+    tsr_tensor_release(a);
+    tsr_tensor_release(b);
+    tsr_tensor_release(sing);
   }
 
   tsr_tensor_release(nz);

@@ -40,6 +40,7 @@ bool expected_support(int op, int d) {
   static const std::set<int> shifts = {TSR_OP_SHIFT_LEFT, TSR_OP_SHIFT_RIGHT};                    // integers
   static const std::set<int> composite_only = {TSR_OP_VAR, TSR_OP_STD};  // built by the runtime
   if (composite_only.count(op)) return false;
+  if (tsr_op_kind(op) == TSR_OP_KIND_LINALG) return d == TSR_FLOAT32 || d == TSR_FLOAT64;  // LAPACK's types
   if (all.count(op)) return true;
   if (floating.count(op)) return is_float(d);
   if (bits.count(op)) return !is_float(d);

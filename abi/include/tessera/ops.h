@@ -137,6 +137,55 @@
  *               each element that is not zero (NaN is not zero; -0 is).
  *               The runtime counted them first, so count is exact; the
  *               input has ndim >= 1.                       key: input dtype
+ *   LINALG      (ABI 1.6; role OPTIONAL, Note [Primitives]) factorisations
+ *               of the matrices in the last two dims, one per batch
+ *               element: every operand has the same batch dims (all but
+ *               the last two, or the last one for a vector of values), an
+ *               input's possibly with stride 0 (broadcast). The results
+ *               beyond `output` arrive in more_outputs (plugin.h), in the
+ *               order below; `info` is int32 with the batch shape (0-d for
+ *               one matrix), and holds per matrix 0 or LAPACK's positive
+ *               info (a negative one is the kernel's bug: return an error).
+ *               The runtime never calls one with a matrix dim or the batch
+ *               of size 0 (it writes those results itself). Operands may
+ *               have any strides; a kernel copies each matrix to the layout
+ *               its library wants. Key: the input's dtype, float32 or
+ *               float64 (TSR_OP_DTYPES_LINALG).
+ *               CHOLESKY: A[.., n, n] -> L[.., n, n] with A = L L^T, L lower
+ *                 triangular, read from A's lower triangle (params[0] = 0),
+ *                 or the upper factor U = L^T from A's upper triangle
+ *                 (params[0] = 1); the other triangle of the result is 0.
+ *                 more_outputs: (info): k > 0 when the leading minor of
+ *                 order k is not positive-definite.
+ *               LU: A[.., m, n] -> LU[.., m, n], L (unit diagonal, below
+ *                 it) and U packed as LAPACK's getrf leaves them, with
+ *                 partial pivoting. more_outputs: (pivots int32 [..,
+ *                 min(m, n)], 1-based: row i was swapped with row
+ *                 pivots[i] - 1, in order; info: k > 0 when U[k-1, k-1] is
+ *                 exactly 0, the factorisation being complete).
+ *               SOLVE: (A[.., n, n], B[.., n, k]) -> X[.., n, k] with
+ *                 A X = B, by LU with partial pivoting (getrf, getrs).
+ *                 more_outputs: (info): k > 0 when U[k-1, k-1] is exactly
+ *                 0, A is singular and X unspecified.
+ *               QR: A[.., m, n] -> Q[.., m, c] with orthonormal columns,
+ *                 more_outputs: (R[.., c, n], upper trapezoidal, zeros
+ *                 below), A = Q R by Householder reflections (geqrf,
+ *                 orgqr); c = min(m, n) (params[0] = 0, "reduced") or m
+ *                 (params[0] = 1, "complete").
+ *               SVD: A[.., m, n] -> S[.., k], k = min(m, n), the singular
+ *                 values, non-negative and descending. params[0] = 1: the
+ *                 vectors too, more_outputs: (U[.., m, c], Vh[.., c', n],
+ *                 info) with A = U diag(S) Vh, c = c' = k (params[1] = 0)
+ *                 or c = m, c' = n (params[1] = 1, full_matrices);
+ *                 params[0] = 0: more_outputs: (info). info: k > 0 when
+ *                 the iteration did not converge.
+ *               EIGH: A[.., n, n], symmetric, read from its lower triangle
+ *                 -> w[.., n], the eigenvalues ascending. params[0] = 1:
+ *                 the vectors too, more_outputs: (V[.., n, n], column j
+ *                 the eigenvector of w[j], orthonormal; info), else (info).
+ *                 info: k > 0 when the iteration did not converge.
+ *               Signs of singular vectors and eigenvectors (and the basis
+ *               of a repeated eigenvalue's space) are the library's.
  *
  *   Composites (TSR_OP_ROLE_COMPOSITE in TSR_OP_TABLE): the runtime builds
  *   the op from primitives on the same device when a plugin has no kernel
@@ -219,7 +268,9 @@
  *     DTYPES the key dtypes its contract defines: TSR_OP_DTYPES_<DTYPES>;
  *     ROLE   TSR_OP_ROLE_PRIMITIVE: a device implements it (or lets the
  *            CPU fallback run it); TSR_OP_ROLE_COMPOSITE: the runtime can
- *            build it from primitives, a native kernel is optional.
+ *            build it from primitives, a native kernel is optional;
+ *            TSR_OP_ROLE_OPTIONAL: a device may implement it, the CPU
+ *            fallback runs it where it does not (the CPU backend has it).
  *   TSR_OP_TABLE(X) calls X with all seven; TSR_OP_LIST(X), the form of
  *   ABI 1.4, with the first five. A user defines X, expands the list and
  *   may #undef X after.
@@ -239,7 +290,14 @@
  *   through the host, and a plugin's native kernel for one runs instead
  *   when it has one. A primitive a plugin lacks runs on the CPU fallback
  *   when the config allows it; so does a call a kernel answers with
- *   TSR_ERR_UNSUPPORTED (a MATH function it does not know). */
+ *   TSR_ERR_UNSUPPORTED (a MATH function it does not know).
+ *   Optional ops (TSR_OP_ROLE_OPTIONAL, ABI 1.6): the LINALG kind's
+ *   factorisations (CHOLESKY, LU, SOLVE, QR, SVD, EIGH), which a device
+ *   may implement, with its vendor's solver library; a device without them
+ *   runs them on the CPU fallback (LAPACK), with the copies `tessera info`
+ *   states. The CPU backend implements them: it is every fallback's
+ *   target. The linear algebra functions of the public API (inv, det,
+ *   slogdet, ...) are built from them and from primitives. */
 #define TSR_OP_ROWS_(M, X)                                                    \
   M(X, FILL, 0, "fill", FILL, 0, ALL, PRIMITIVE)                              \
   M(X, COPY, 1, "copy", COPY, 1, ALL, PRIMITIVE)                              \
@@ -294,7 +352,13 @@
   M(X, SCATTER, 50, "scatter", SCATTER, 2, ALL, PRIMITIVE)                    \
   M(X, SORT, 51, "sort", SORT, 1, ALL, PRIMITIVE)                             \
   M(X, ARGSORT, 52, "argsort", SORT, 1, ALL, PRIMITIVE)                       \
-  M(X, NONZERO, 53, "nonzero", COMPACT, 1, ALL, PRIMITIVE)
+  M(X, NONZERO, 53, "nonzero", COMPACT, 1, ALL, PRIMITIVE)                   \
+  M(X, CHOLESKY, 54, "cholesky", LINALG, 1, LINALG, OPTIONAL)                 \
+  M(X, LU, 55, "lu_factor", LINALG, 1, LINALG, OPTIONAL)                      \
+  M(X, SOLVE, 56, "solve", LINALG, 2, LINALG, OPTIONAL)                       \
+  M(X, QR, 57, "qr", LINALG, 1, LINALG, OPTIONAL)                             \
+  M(X, SVD, 58, "svd", LINALG, 1, LINALG, OPTIONAL)                           \
+  M(X, EIGH, 59, "eigh", LINALG, 1, LINALG, OPTIONAL)
 #define TSR_OP_PASS7_(X, op, value, name, kind, arity, dtypes, role) X(op, value, name, kind, arity, dtypes, role)
 #define TSR_OP_PASS5_(X, op, value, name, kind, arity, dtypes, role) X(op, value, name, kind, arity)
 #define TSR_OP_TABLE(X) TSR_OP_ROWS_(TSR_OP_PASS7_, X)
@@ -331,7 +395,9 @@ enum tsr_op_kind {
   TSR_OP_KIND_SCATTER = 14, /* values stored at indices along a dim (tsr_scatter_) */
   TSR_OP_KIND_SORT = 15,    /* sorted values or their indices along a dim (tsr_sort) */
   TSR_OP_KIND_COMPACT = 16, /* the indices of the nonzero elements (tsr_nonzero) */
-  TSR_OP_KIND_COUNT = 17,   /* kinds this header knows */
+  /* ---- since ABI 1.6 ---- */
+  TSR_OP_KIND_LINALG = 17,  /* matrix factorisations, several results (tsr_linalg_*) */
+  TSR_OP_KIND_COUNT = 18,   /* kinds this header knows */
   TSR_OP_KIND_MAX_ENUM = 0x7FFFFFFF
 };
 
@@ -382,15 +448,18 @@ enum tsr_op_dtypes {
   TSR_OP_DTYPES_FLOATING = 2, /* float32, float64, float16, bfloat16 */
   TSR_OP_DTYPES_INTEGRAL = 3, /* the integers and bool (bitwise ops) */
   TSR_OP_DTYPES_INTEGER = 4,  /* the integers, without bool (shifts) */
+  TSR_OP_DTYPES_LINALG = 5,   /* float32 and float64: LAPACK's real types (ABI 1.6) */
   TSR_OP_DTYPES_MAX_ENUM = 0x7FFFFFFF
 };
 
-/* Whether the op is a primitive (a device implements it) or a composite
- * (the runtime builds it from primitives; a native kernel is optional).
- * Note [Primitives]. */
+/* Whether the op is a primitive (a device implements it), a composite
+ * (the runtime builds it from primitives; a native kernel is optional) or
+ * optional (a device may implement it; the CPU fallback runs it where the
+ * device does not). Note [Primitives]. */
 enum tsr_op_role {
   TSR_OP_ROLE_PRIMITIVE = 0,
   TSR_OP_ROLE_COMPOSITE = 1,
+  TSR_OP_ROLE_OPTIONAL = 2, /* ABI 1.6: a device may implement it, else the CPU fallback runs it */
   TSR_OP_ROLE_MAX_ENUM = 0x7FFFFFFF
 };
 
@@ -474,6 +543,7 @@ TSR_INLINE TSR_CONSTEXPR int tsr_op_takes_dtype(int op, int dtype) {
     case TSR_OP_DTYPES_FLOATING: return floating;
     case TSR_OP_DTYPES_INTEGRAL: return integer || dtype == TSR_BOOL;
     case TSR_OP_DTYPES_INTEGER: return integer;
+    case TSR_OP_DTYPES_LINALG: return dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64;
     default: return 0;
   }
 }

@@ -78,15 +78,23 @@ typedef struct tsr_kernel_args {
   const tsr_tensor_desc* const* inputs;  /* num_inputs pointers; borrowed */
   int32_t num_inputs;
   int32_t num_scalars;
-  const tsr_tensor_desc* output;         /* the one output; borrowed */
+  const tsr_tensor_desc* output;         /* the (first) output; borrowed */
   const tsr_scalar* scalars;             /* num_scalars values; borrowed */
   const int64_t* params;                 /* num_params integers; borrowed */
   int32_t num_params;
   int32_t reserved;
   tsr_stream stream;                     /* where to enqueue the work */
+  /* ---- since ABI 1.6 ---- */
+  /* The results after `output` of an op with several (kind LINALG, Note
+   * [Kernel contracts]): num_more_outputs pointers, borrowed, the kernel
+   * writes their elements as it writes output's. NULL and 0 for every other
+   * kind; a 1.5 runtime's args end before them (check struct_size). */
+  const tsr_tensor_desc* const* more_outputs;
+  int32_t num_more_outputs;
+  int32_t reserved2;
 } tsr_kernel_args;
 
-#define TSR_KERNEL_ARGS_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_kernel_args, stream)
+#define TSR_KERNEL_ARGS_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_kernel_args, reserved2)
 
 /* One uniform signature for every kernel. `ctx` is tsr_plugin_api.ctx. A
  * kernel may return before the work is done (asynchronous devices); the

@@ -36,8 +36,11 @@ typedef enum tsr_status {
   TSR_ERR_LOAD = 9,             /* a plugin library could not be loaded */
   TSR_ERR_CONFIG = 10,          /* a malformed or invalid config */
   TSR_ERR_INTERNAL = 11,        /* a bug; the message says where */
-  TSR_ERR_TIMEOUT = 12          /* since ABI 1.5: a blocking call passed its deadline
+  TSR_ERR_TIMEOUT = 12,         /* since ABI 1.5: a blocking call passed its deadline
                                    (a collective whose peers did not answer) */
+  TSR_ERR_LINALG = 13           /* since ABI 1.6: a matrix its factorisation cannot take
+                                   (singular, not positive-definite, no convergence); the
+                                   message names the batch element */
 } tsr_status;
 
 /* The size a writer of `type` knew, up to and including `field`. */

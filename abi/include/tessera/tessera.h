@@ -521,6 +521,53 @@ TSR_API tsr_status tsr_matmul(tsr_tensor* a, tsr_tensor* b, tsr_tensor** out);
  * elements. `out` is borrowed, as in tsr_binary_out; inputs that share memory
  * with it are read from copies taken first. */
 TSR_API tsr_status tsr_matmul_out(tsr_tensor* a, tsr_tensor* b, tsr_tensor* out);
+
+/* ---- linear algebra (ABI 1.6) ---------------------------------------------
+ * torch.linalg's functions on stacks of matrices: the last two dims are the
+ * matrix, the others a batch. Inputs are float32 or float64 (the others are
+ * refused with TSR_ERR_TYPE, as torch.linalg refuses them). They run on the
+ * input's device: its plugin's LINALG kernels, or the CPU fallback's LAPACK
+ * (Note [Primitives] in tessera/ops.h). Errors name the batch element as
+ * torch.linalg does ("linalg.inv: (Batch element 3): The diagonal element 2
+ * is zero, the inversion could not be completed because the input matrix
+ * is singular.", status TSR_ERR_LINALG); no function returns NaN in place
+ * of an error. Results are
+ * new tensors of the input's dtype unless stated; every out pointer is
+ * required unless stated. */
+
+/* The Cholesky factor of a symmetric positive-definite a: lower L with
+ * a = L L^T, read from a's lower triangle; upper != 0: the upper factor
+ * U = L^T, read from the upper triangle. */
+TSR_API tsr_status tsr_linalg_cholesky(tsr_tensor* a, int32_t upper, tsr_tensor** out);
+/* LU with partial pivoting, as torch.linalg.lu_factor: *lu packs L (unit
+ * diagonal, below it) and U; *pivots (int32, [.., min(m, n)]) are LAPACK's
+ * 1-based row interchanges. A zero on U's diagonal is an error, as there. */
+TSR_API tsr_status tsr_linalg_lu_factor(tsr_tensor* a, tsr_tensor** lu, tsr_tensor** pivots);
+/* x with a x = b for square a: b is [.., n, k], or a vector [n] (or a's
+ * shape without its last dim: torch's vector case), x then a vector too;
+ * the batch dims broadcast, and the dtypes promote (the Array API's rule;
+ * torch refuses two dtypes). */
+TSR_API tsr_status tsr_linalg_solve(tsr_tensor* a, tsr_tensor* b, tsr_tensor** out);
+/* The inverse of square a. */
+TSR_API tsr_status tsr_linalg_inv(tsr_tensor* a, tsr_tensor** out);
+/* The determinant of square a (0 for a singular one), shape [..]. */
+TSR_API tsr_status tsr_linalg_det(tsr_tensor* a, tsr_tensor** out);
+/* sign and log|det| of square a, each of shape [..]: sign 0 and logabsdet
+ * -inf for a singular matrix. */
+TSR_API tsr_status tsr_linalg_slogdet(tsr_tensor* a, tsr_tensor** sign, tsr_tensor** logabsdet);
+/* a = q r by Householder QR: complete == 0 ("reduced"): q [.., m, k], r
+ * [.., k, n] with k = min(m, n); complete != 0: q [.., m, m], r [.., m, n]. */
+TSR_API tsr_status tsr_linalg_qr(tsr_tensor* a, int32_t complete, tsr_tensor** q, tsr_tensor** r);
+/* a = u diag(s) vh: s [.., k] descending, k = min(m, n); u [.., m, k] and vh
+ * [.., k, n], or [.., m, m] and [.., n, n] when full_matrices != 0. u and vh
+ * may both be NULL: the singular values alone (svdvals). */
+TSR_API tsr_status tsr_linalg_svd(tsr_tensor* a, int32_t full_matrices, tsr_tensor** u, tsr_tensor** s,
+                                  tsr_tensor** vh);
+/* The eigenvalues (ascending, [.., n]) and eigenvectors (the columns of
+ * [.., n, n]) of symmetric a, read from its lower triangle; eigenvectors may
+ * be NULL (eigvalsh). */
+TSR_API tsr_status tsr_linalg_eigh(tsr_tensor* a, tsr_tensor** eigenvalues, tsr_tensor** eigenvectors);
+
 /* dst[...] = src, broadcasting src to dst's shape, casting, across devices. */
 TSR_API tsr_status tsr_copy_(tsr_tensor* dst, tsr_tensor* src);
 /* The value must fit the dtype, as PyTorch checks ("value cannot be converted

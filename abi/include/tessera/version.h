@@ -91,6 +91,17 @@
  *        them. A 1.4 plugin has no kernels for them (an op on them there
  *        is unsupported, or runs through the CPU fallback where configured);
  *        a 1.4 runtime ignores a 1.5 plugin's entries for them.
+ *   1.6  Linear algebra (issue 20): the role TSR_OP_ROLE_OPTIONAL, the kind
+ *        TSR_OP_KIND_LINALG, the dtype class TSR_OP_DTYPES_LINALG and its
+ *        ops CHOLESKY, LU, SOLVE, QR, SVD and EIGH (54..59), which a device
+ *        may implement and the CPU fallback runs otherwise (Notes
+ *        [Primitives] and [Kernel contracts]); tsr_kernel_args.more_outputs
+ *        and num_more_outputs (appended: a kernel's results after the
+ *        first). A 1.5 plugin is a 1.6 one (it has none of the new ops).
+ *        Public API: tsr_linalg_cholesky, tsr_linalg_lu_factor,
+ *        tsr_linalg_solve, tsr_linalg_inv, tsr_linalg_det,
+ *        tsr_linalg_slogdet, tsr_linalg_qr, tsr_linalg_svd and
+ *        tsr_linalg_eigh (tessera.h).
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H
@@ -98,7 +109,7 @@
 #include <stdint.h>
 
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 5
+#define TSR_ABI_VERSION_MINOR 6
 
 /* Packs (major, minor) into one uint32_t: major in the high 16 bits. */
 #define TSR_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))

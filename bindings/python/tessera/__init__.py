@@ -24,7 +24,7 @@ from ._creation import (arange, as_tensor, empty, empty_like, full, full_like, l
                         ones_like, rand, rand_like, randn, randn_like, tensor, zeros, zeros_like)
 from ._numpy import from_numpy
 from ._dlpack import from_dlpack
-from . import testing
+from . import linalg, testing
 
 __version__ = "0.1.0"
 
@@ -509,7 +509,7 @@ def describe(as_json=False):
 
 
 __all__ = [
-    "Tensor", "Size", "device", "dtype", "finfo", "testing", "tensor", "as_tensor", "zeros", "ones", "full",
+    "Tensor", "Size", "device", "dtype", "finfo", "linalg", "testing", "tensor", "as_tensor", "zeros", "ones", "full",
     "empty", "arange", "linspace", "rand", "randn", "manual_seed", "from_numpy", "from_dlpack",
     "broadcast_shapes", "set_printoptions", "add", "sub", "mul", "div", "maximum", "minimum", "where", "relu",
     "sigmoid", "exp", "log", "sqrt", "tanh", "abs", "neg", "pow", "matmul", "sum", "mean", "max", "min",

@@ -108,7 +108,7 @@ class Finfo(Structure):  # tsr_finfo
 
 # The ABI these mirrors were written against (tessera/version.h): a library of
 # another major is refused at tsr_runtime_create.
-ABI_VERSION = (1 << 16) | 4
+ABI_VERSION = (1 << 16) | 6
 
 
 class RuntimeOptions(Structure):  # tsr_runtime_options
@@ -235,6 +235,16 @@ _SIGNATURES = {
     "tsr_eye": (ST, [c_void_p, c_int64, c_int64, c_int64, I32, Device, OUT]),
     "tsr_matmul": (ST, [T, T, OUT]),
     "tsr_matmul_out": (ST, [T, T, T]),
+    # linear algebra (ABI 1.6)
+    "tsr_linalg_cholesky": (ST, [T, I32, OUT]),
+    "tsr_linalg_lu_factor": (ST, [T, OUT, OUT]),
+    "tsr_linalg_solve": (ST, [T, T, OUT]),
+    "tsr_linalg_inv": (ST, [T, OUT]),
+    "tsr_linalg_det": (ST, [T, OUT]),
+    "tsr_linalg_slogdet": (ST, [T, OUT, OUT]),
+    "tsr_linalg_qr": (ST, [T, I32, OUT, OUT]),
+    "tsr_linalg_svd": (ST, [T, I32, OUT, OUT, OUT]),
+    "tsr_linalg_eigh": (ST, [T, OUT, OUT]),
     "tsr_copy_": (ST, [T, T]),
     "tsr_fill_": (ST, [T, Scalar]),
     "tsr_broadcast_shapes": (ST, [I32, I64P, I32, I64P, POINTER(c_int32), I64P]),
@@ -300,10 +310,17 @@ OP = {C.op_get_name(i).decode(): i for i in range(C.op_count())}
 # ---- errors ---------------------------------------------------------------------
 
 OK, ERR_INVALID_ARGUMENT, ERR_INDEX, ERR_SHAPE, ERR_TYPE = 0, 1, 2, 3, 4
+ERR_LINALG = 13
+
+
+class LinAlgError(RuntimeError):
+    """A matrix its factorisation cannot take (TSR_ERR_LINALG: singular, not
+    positive-definite, no convergence), as torch.linalg.LinAlgError."""
+
 
 # What PyTorch raises for each kind of failure; a call that differs (finfo
 # raises TypeError for TSR_ERR_TYPE) passes its own mapping.
-_EXCEPTIONS = {ERR_INDEX: IndexError}
+_EXCEPTIONS = {ERR_INDEX: IndexError, ERR_LINALG: LinAlgError}
 
 
 def error(status, overrides=None):

@@ -10,8 +10,8 @@ Arrays are Array objects around a tessera Tensor (Array._t); every function
 runs tessera's ops on its arguments' device. Promotion is the standard's
 table only (Note [Array API promotion] in _dtypes.py). The default dtypes are
 int64 and float64; the default device is $TESSERA_ARRAY_API_DEVICE when set,
-else the runtime's default. Not implemented: complex dtypes and the
-linalg/fft extensions.
+else the runtime's default. The linalg extension (2022.12's) is xp.linalg.
+Not implemented: complex dtypes and the fft extension.
 """
 import builtins as _builtins
 import functools as _functools
@@ -30,6 +30,7 @@ from ._manipulation_functions import (concat, expand_dims, flip, matmul, matrix_
 from ._reduction_functions import (all, any, argmax, argmin, argsort, max, mean, min, nonzero, prod, sort, std,
                                    sum, unique_all, unique_counts, unique_inverse, unique_values, var, where)
 from ._take import take
+from . import linalg  # the extension, found as an attribute: hasattr(xp, "linalg")
 
 __array_api_version__ = "2021.12"
 
@@ -74,4 +75,7 @@ _CONSTANTS = {"__array_api_version__", "Array", "e", "inf", "nan", "pi", "bool",
 for _name in __all__:
     if _name not in _CONSTANTS:
         globals()[_name] = _accepting_tensors(globals()[_name])
+for _name in linalg.__all__:
+    setattr(linalg, _name, _accepting_tensors(getattr(linalg, _name)))
+__all__.append("linalg")
 del _name

@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The Array API's linear algebra extension, 2022.12 (xp.linalg), for the
+real dtypes: its 23 functions over tessera.linalg, so that each runs on its
+arguments' device. The functions the standard gives a floating-point input
+refuse other dtypes (TypeError), as numpy.array_api does; cross, outer and
+trace take any numeric dtype, diagonal any dtype. Results with several
+arrays are namedtuples with the standard's field names.
+"""
+import operator
+from collections import namedtuple
+
+from .. import linalg as _linalg
+from ._array_object import Array, _check_category, operands
+from ._manipulation_functions import matmul, matrix_transpose, tensordot, vecdot
+from ._reduction_functions import _dims, _sum_dtype
+
+EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+QRResult = namedtuple("QRResult", ["Q", "R"])
+SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+
+
+def _tensor(x, category, name):
+    if not isinstance(x, Array):
+        raise TypeError("linalg.%s: expected an Array, got %s" % (name, type(x).__name__))
+    _check_category(x.dtype, category, name)
+    return x._t
+
+
+def _floating(x, name):
+    return _tensor(x, "floating-point", name)
+
+
+def _pair(x1, x2, category, name):
+    """Two arrays' tensors at their promoted dtype (Note [Array API promotion])."""
+    _tensor(x1, category, name)
+    _tensor(x2, category, name)
+    return operands(x1, x2, category, name)
+
+
+def _tolerance(rtol, name):
+    """rtol as tessera.linalg takes it: a number, or an Array's tensor."""
+    return _floating(rtol, name) if isinstance(rtol, Array) else rtol
+
+
+def _arrays(tensors):
+    return [Array._new(t) for t in tensors]
+
+
+def cholesky(x, /, *, upper=False):
+    return Array._new(_linalg.cholesky(_floating(x, "cholesky"), upper=upper))
+
+
+def cross(x1, x2, /, *, axis=-1):
+    a, b = _pair(x1, x2, "numeric", "cross")
+    try:
+        return Array._new(_linalg.cross(a, b, dim=axis))
+    except RuntimeError as e:
+        raise ValueError(str(e)) from None
+
+
+def det(x, /):
+    return Array._new(_linalg.det(_floating(x, "det")))
+
+
+def diagonal(x, /, *, offset=0):
+    return Array._new(_linalg.diagonal(_tensor(x, "all", "diagonal"), offset=offset))
+
+
+def eigh(x, /):
+    return EighResult(*_arrays(_linalg.eigh(_floating(x, "eigh"))))
+
+
+def eigvalsh(x, /):
+    return Array._new(_linalg.eigvalsh(_floating(x, "eigvalsh")))
+
+
+def inv(x, /):
+    return Array._new(_linalg.inv(_floating(x, "inv")))
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
+    return Array._new(_linalg.matrix_norm(_floating(x, "matrix_norm"), ord=ord, keepdim=keepdims))
+
+
+def matrix_power(x, n, /):
+    return Array._new(_linalg.matrix_power(_floating(x, "matrix_power"), operator.index(n)))
+
+
+def matrix_rank(x, /, *, rtol=None):
+    """The rank, in the default integer dtype (int64)."""
+    return Array._new(_linalg.matrix_rank(_floating(x, "matrix_rank"), rtol=_tolerance(rtol, "matrix_rank")))
+
+
+def outer(x1, x2, /):
+    a, b = _pair(x1, x2, "numeric", "outer")
+    if a.dim() != 1 or b.dim() != 1:
+        raise ValueError("outer: expected 1-d arrays, got %d-d and %d-d" % (a.dim(), b.dim()))
+    return Array._new(_linalg.outer(a, b))
+
+
+def pinv(x, /, *, rtol=None):
+    return Array._new(_linalg.pinv(_floating(x, "pinv"), rtol=_tolerance(rtol, "pinv")))
+
+
+def qr(x, /, *, mode="reduced"):
+    if mode not in ("reduced", "complete"):
+        raise ValueError("qr: mode must be 'reduced' or 'complete', not %r" % (mode,))
+    return QRResult(*_arrays(_linalg.qr(_floating(x, "qr"), mode=mode)))
+
+
+def slogdet(x, /):
+    return SlogdetResult(*_arrays(_linalg.slogdet(_floating(x, "slogdet"))))
+
+
+def solve(x1, x2, /):
+    """x with x1 x = x2. Only a 1-d x2 is a vector here (result
+    shape(x1)[:-2] + (M,)); any other x2 is a stack of matrices, where
+    torch's rule would also read one of x1's shape less its last dim as a
+    batch of vectors."""
+    a, b = _pair(x1, x2, "floating-point", "solve")
+    if b.dim() == 1:
+        return Array._new(_linalg.solve(a, b))
+    return Array._new(_linalg._solve_matrices(a, b))
+
+
+def svd(x, /, *, full_matrices=True):
+    return SVDResult(*_arrays(_linalg.svd(_floating(x, "svd"), full_matrices=full_matrices)))
+
+
+def svdvals(x, /):
+    return Array._new(_linalg.svdvals(_floating(x, "svdvals")))
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """The sums of the diagonals, in sum's dtype (2022.12's rule: float32
+    sums to float64, signed integers to int64, unsigned to uint64), the
+    diagonal cast to it first."""
+    diag = _linalg.diagonal(_tensor(x, "numeric", "trace"), offset=offset)
+    d = _sum_dtype(x, dtype)
+    r = (diag if diag.dtype is d else diag.to(d)).sum(-1)
+    return Array._new(r if r.dtype is d else r.to(d))
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
+    t = _floating(x, "vector_norm")
+    return Array._new(_linalg.vector_norm(t, ord=ord, dim=_dims(x, axis), keepdim=keepdims))
+
+
+__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
+           "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot",
+           "trace", "vecdot", "vector_norm"]
