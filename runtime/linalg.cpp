@@ -4,8 +4,7 @@
 // per call (Note [Kernel contracts], kind LINALG: the device's own, or the
 // CPU fallback's LAPACK), and each matrix's `info` comes back to the host to
 // become torch.linalg's error naming the batch element: the one read back,
-// as torch.linalg's own error checks do. inv is SOLVE against the identity;
-// det and slogdet come from LU: U's diagonal and the pivots' parity, reduced
+// as torch.linalg's own error checks do. det and slogdet come from LU: U's diagonal and the pivots' parity, reduced
 // on the device. Matrices with a dim of 0, and empty batches, never reach a
 // kernel: their results (empty, or the identity and 1) are written here.
 #include <functional>
@@ -241,8 +240,7 @@ TensorRef linalg_inv(const tsr_tensor& a) {
   TensorRef x = new_tensor(a, s.shape({s.n, s.n}), a.dtype);
   if (s.count() == 0 || s.n == 0) return x;
   TensorRef info = info_tensor(a, s);
-  TensorRef id = identity(a, s, s.n);
-  run_linalg(TSR_OP_SOLVE, s, a, id.get(), *x, {info.get()}, {});
+  run_linalg(TSR_OP_INV, s, a, nullptr, *x, {info.get()}, {});
   check_info(*info, s, fn, [](int32_t k) {
     return "The diagonal element " + std::to_string(k) +
            " is zero, the inversion could not be completed because the input matrix is singular.";

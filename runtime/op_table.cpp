@@ -15,8 +15,8 @@ static_assert(TSR_OP_FILL == 0 && TSR_OP_COPY == 1 && TSR_OP_ADD == 2 && TSR_OP_
               TSR_OP_WHERE == 23 && TSR_OP_SUM == 24 && TSR_OP_MATMUL == 29 && TSR_OP_RAND_NORMAL == 33);
 static_assert(TSR_OP_MATH == 34 && TSR_OP_LOGADDEXP == 43 && TSR_OP_PROD == 44 && TSR_OP_STD == 47 &&
               TSR_OP_NONZERO == 53);
-static_assert(TSR_OP_CHOLESKY == 54 && TSR_OP_SOLVE == 56 && TSR_OP_EIGH == 59);
-static_assert(TSR_OP_COUNT == 60, "a new op is a minor version: update this check, version.h and Python's tests");
+static_assert(TSR_OP_CHOLESKY == 54 && TSR_OP_SOLVE == 56 && TSR_OP_EIGH == 59 && TSR_OP_INV == 60);
+static_assert(TSR_OP_COUNT == 61, "a new op is a minor version: update this check, version.h and Python's tests");
 static_assert(TSR_OP_KIND_COUNT == 18 && TSR_MATH_FN_COUNT == 20);
 
 // Entries in value order: entry k has value k, so there is no gap and no
@@ -96,7 +96,7 @@ static_assert(all_of_kind(TSR_OP_PROD, TSR_OP_STD, TSR_OP_KIND_REDUCE));
 static_assert(tsr_op_kind(TSR_OP_CUMSUM) == TSR_OP_KIND_SCAN && tsr_op_kind(TSR_OP_GATHER) == TSR_OP_KIND_GATHER &&
               tsr_op_kind(TSR_OP_SCATTER) == TSR_OP_KIND_SCATTER && tsr_op_kind(TSR_OP_NONZERO) == TSR_OP_KIND_COMPACT);
 static_assert(all_of_kind(TSR_OP_SORT, TSR_OP_ARGSORT, TSR_OP_KIND_SORT));
-static_assert(all_of_kind(TSR_OP_CHOLESKY, TSR_OP_EIGH, TSR_OP_KIND_LINALG));
+static_assert(all_of_kind(TSR_OP_CHOLESKY, TSR_OP_INV, TSR_OP_KIND_LINALG));
 // Every LINALG op is optional and only they are (Note [Primitives]).
 constexpr bool optional_are_linalg() {
   for (int op = 0; op < TSR_OP_COUNT; ++op)

@@ -72,7 +72,7 @@ void add_gather_kernels(KernelList& list);    // GATHER, SCATTER
 void add_sort_kernels(KernelList& list);      // SORT, ARGSORT
 void add_compact_kernels(KernelList& list);   // NONZERO
 void add_factory_kernels(KernelList& list);   // ARANGE, LINSPACE, RAND_UNIFORM, RAND_NORMAL
-void add_linalg_kernels(KernelList& list);    // CHOLESKY, LU, SOLVE, QR, SVD, EIGH (LAPACK)
+void add_linalg_kernels(KernelList& list);    // CHOLESKY, LU, SOLVE, QR, SVD, EIGH, INV (LAPACK)
 
 // The plugin's kernel table, built once.
 const tsr_kernel_table& kernel_table();

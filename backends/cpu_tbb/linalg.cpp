@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The LINALG kind (Note [Kernel contracts]): CHOLESKY, LU, SOLVE, QR, SVD and
-// EIGH through LAPACK's Fortran routines in OpenBLAS (Note [BLAS on first
-// use]): potrf, getrf, gesv, geqrf + orgqr, gesdd and syevd. Each matrix is
-// copied to a column-major buffer (operands may have any strides, a batch dim
-// stride 0), factorised, and its results copied out through the outputs'
-// strides. A batch of many small matrices runs in parallel, one matrix per
-// task with its own buffers; one large matrix runs alone, and OpenBLAS
-// threads it itself.
+// The LINALG kind (Note [Kernel contracts]): CHOLESKY, LU, SOLVE, QR, SVD,
+// EIGH and INV through LAPACK's Fortran routines in OpenBLAS (Note [BLAS on
+// first use]): potrf, getrf, gesv, geqrf + orgqr, gesdd, syevd, getrf +
+// getri. Each matrix is copied to a column-major buffer (operands may have
+// any strides, a batch dim stride 0) in cache-sized tiles, factorised, and
+// its results copied out through the outputs' strides. A batch of many small matrices runs in parallel, each task with
+// its own buffers from the caching allocator; a large matrix runs alone,
+// and OpenBLAS threads it itself.
 #include <algorithm>
 #include <climits>
 #include <cstddef>
@@ -16,6 +16,7 @@
 #include "blas_library.hpp"
 #include "kernels.hpp"
 #include "parallel.hpp"
+#include "scratch.hpp"
 
 namespace tessera::cpu_tbb {
 
@@ -26,6 +27,7 @@ namespace {
 template <class T> struct Lapack {
   using potrf_t = void (*)(const char*, const int*, T*, const int*, int*, size_t);
   using getrf_t = void (*)(const int*, const int*, T*, const int*, int*, int*);
+  using getri_t = void (*)(const int*, T*, const int*, const int*, T*, const int*, int*);
   using gesv_t = void (*)(const int*, const int*, T*, const int*, int*, T*, const int*, int*);
   using geqrf_t = void (*)(const int*, const int*, T*, const int*, T*, T*, const int*, int*);
   using orgqr_t = void (*)(const int*, const int*, const int*, T*, const int*, const T*, T*, const int*, int*);
@@ -35,6 +37,7 @@ template <class T> struct Lapack {
                            int*, size_t, size_t);
   potrf_t potrf = nullptr;
   getrf_t getrf = nullptr;
+  getri_t getri = nullptr;
   gesv_t gesv = nullptr;
   geqrf_t geqrf = nullptr;
   orgqr_t orgqr = nullptr;
@@ -56,6 +59,7 @@ template <class T> const Lapack<T>& lapack() {
     };
     find(l.potrf, "potrf");
     find(l.getrf, "getrf");
+    find(l.getri, "getri");
     find(l.gesv, "gesv");
     find(l.geqrf, "geqrf");
     find(l.orgqr, "orgqr");
@@ -84,25 +88,35 @@ int64_t batch_offset(const tsr_tensor_desc& d, int nb, int64_t b) {
   return off;
 }
 
+// Copies an m x n matrix between two strided layouts in 32 x 32 tiles, so
+// that a row-major side and a column-major side both stay in cache.
+template <class T, class Keep> void copy_tiles(const T* src, int64_t srs, int64_t scs, T* dst, int64_t drs, int64_t dcs,
+                                               int64_t m, int64_t n, Keep keep) {
+  constexpr int64_t kTile = 32;
+  for (int64_t r0 = 0; r0 < m; r0 += kTile)
+    for (int64_t c0 = 0; c0 < n; c0 += kTile) {
+      const int64_t r1 = std::min(m, r0 + kTile), c1 = std::min(n, c0 + kTile);
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t r = r0; r < r1; ++r) dst[r * drs + c * dcs] = keep(r, c) ? src[r * srs + c * scs] : T(0);
+    }
+}
+constexpr auto kKeepAll = [](int64_t, int64_t) { return true; };
+
 // Matrix b of d (its last two dims) into col, column-major with leading dim ld.
 template <class T> void load_matrix(const tsr_tensor_desc& d, int nb, int64_t b, T* col, int64_t ld) {
   const T* p = static_cast<const T*>(d.data) + batch_offset(d, nb, b);
-  const int64_t m = d.shape[nb], n = d.shape[nb + 1], rs = d.strides[nb], cs = d.strides[nb + 1];
-  for (int64_t c = 0; c < n; ++c)
-    for (int64_t r = 0; r < m; ++r) col[r + c * ld] = p[r * rs + c * cs];
+  copy_tiles(p, d.strides[nb], d.strides[nb + 1], col, int64_t{1}, ld, d.shape[nb], d.shape[nb + 1], kKeepAll);
 }
 
-// col (column-major, leading dim ld) into matrix b of d; below(r, c) elements
-// of a triangle the contract zeroes are written as 0 where `keep` says no.
+// col (column-major, leading dim ld) into matrix b of d; elements where
+// keep(r, c) is false (a triangle the contract zeroes) are written as 0.
 template <class T, class Keep> void store_matrix(const tsr_tensor_desc& d, int nb, int64_t b, const T* col, int64_t ld,
                                                  Keep keep) {
   T* p = static_cast<T*>(d.data) + batch_offset(d, nb, b);
-  const int64_t m = d.shape[nb], n = d.shape[nb + 1], rs = d.strides[nb], cs = d.strides[nb + 1];
-  for (int64_t c = 0; c < n; ++c)
-    for (int64_t r = 0; r < m; ++r) p[r * rs + c * cs] = keep(r, c) ? col[r + c * ld] : T(0);
+  copy_tiles(col, int64_t{1}, ld, p, d.strides[nb], d.strides[nb + 1], d.shape[nb], d.shape[nb + 1], keep);
 }
 template <class T> void store_matrix(const tsr_tensor_desc& d, int nb, int64_t b, const T* col, int64_t ld) {
-  store_matrix(d, nb, b, col, ld, [](int64_t, int64_t) { return true; });
+  store_matrix(d, nb, b, col, ld, kKeepAll);
 }
 
 // v[0, n) into vector b of d (its last dim), as type V.
@@ -118,15 +132,41 @@ void store_info(const tsr_kernel_args& a, int key, const tsr_tensor_desc& info, 
   static_cast<int32_t*>(info.data)[batch_offset(info, nb, b)] = value;
 }
 
-// body(b) for each matrix of the batch: in parallel when there are several
-// and each is small enough that LAPACK would not thread it (n^3 flops).
+// body(b0, b1) over the batch's matrices: ranges in parallel when there are
+// several and each is small enough that LAPACK would not thread it (n^3
+// flops); one range, on this thread, otherwise.
 template <class F> void for_each_matrix(Context& ctx, int64_t count, int64_t n, F&& body) {
-  const int64_t work = count * n * n * std::min<int64_t>(n, 64);
-  const bool small = n <= 128;
-  maybe_parallel(ctx, small ? count : 1, small ? work : 0, 1, [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < (small ? b1 : count); ++b) body(b);
-  });
+  if (n > 128) {
+    body(int64_t{0}, count);
+    return;
+  }
+  maybe_parallel(ctx, count, count * n * n * n, 1, body);
 }
+
+// One scratch block from the caching allocator cut into arrays (64-byte
+// aligned each, sizes in bytes), reused for every matrix of a range: the
+// buffers of a 1024 x 1024 solve would otherwise be fresh pages each call.
+class Workspace {
+ public:
+  Workspace(Context& ctx, std::initializer_list<size_t> bytes) : block_(ctx, total(bytes)) {
+    size_t at = 0;
+    for (size_t b : bytes) {
+      offsets_.push_back(at);
+      at += round_up(b);
+    }
+  }
+  template <class T> T* array(size_t i) const { return reinterpret_cast<T*>(block_.as<char>() + offsets_[i]); }
+
+ private:
+  static size_t round_up(size_t b) { return (b + 63) / 64 * 64; }
+  static size_t total(std::initializer_list<size_t> bytes) {
+    size_t t = 0;
+    for (size_t b : bytes) t += round_up(b);
+    return t;
+  }
+  Scratch block_;
+  std::vector<size_t> offsets_;
+};
 
 // The optimal work size LAPACK reports from a query (lwork = -1).
 template <class T> int work_size(T query) { return std::max(1, static_cast<int>(query)); }
@@ -166,28 +206,34 @@ template <int Op, int D> struct LinalgKernel {
       input_shape(out, {n, n}, "output");
       const tsr_tensor_desc& info = info_of(0);
       const char uplo = upper ? 'U' : 'L';
-      for_each_matrix(ctx, count, n, [&](int64_t b) {
-        std::vector<T> A(static_cast<size_t>(n * n));
-        load_matrix(in, nb, b, A.data(), n);
-        int status = 0;
-        L.potrf(&uplo, &in_, A.data(), &in_, &status, 1);
-        store_matrix(out, nb, b, A.data(), n, [&](int64_t r, int64_t c) { return upper ? r <= c : r >= c; });
-        store_info(a, D, info, nb, b, status);
+      for_each_matrix(ctx, count, n, [&](int64_t b0, int64_t b1) {
+        Workspace w(ctx, {sizeof(T) * n * n});
+        T* A = w.array<T>(0);
+        for (int64_t b = b0; b < b1; ++b) {
+          load_matrix(in, nb, b, A, n);
+          int status = 0;
+          L.potrf(&uplo, &in_, A, &in_, &status, 1);
+          store_matrix(out, nb, b, A, n, [&](int64_t r, int64_t c) { return upper ? r <= c : r >= c; });
+          store_info(a, D, info, nb, b, status);
+        }
       });
     } else if constexpr (Op == TSR_OP_LU) {
       more(2);
       input_shape(out, {m, n}, "output");
       backend::check_linalg_shape("cpu_tbb", a, D, *a.more_outputs[0], TSR_INT32, nb, {k}, "pivots");
       const tsr_tensor_desc& info = info_of(1);
-      for_each_matrix(ctx, count, std::max(m, n), [&](int64_t b) {
-        std::vector<T> A(static_cast<size_t>(m * n));
-        std::vector<int> pivots(static_cast<size_t>(std::max<int64_t>(k, 1)));
-        load_matrix(in, nb, b, A.data(), m);
-        int status = 0;
-        L.getrf(&im, &in_, A.data(), &im, pivots.data(), &status);
-        store_matrix(out, nb, b, A.data(), m);
-        store_vector<int32_t>(*a.more_outputs[0], nb, b, pivots.data());
-        store_info(a, D, info, nb, b, status);
+      for_each_matrix(ctx, count, std::max(m, n), [&](int64_t b0, int64_t b1) {
+        Workspace w(ctx, {sizeof(T) * m * n, sizeof(int) * k});
+        T* A = w.array<T>(0);
+        int* pivots = w.array<int>(1);
+        for (int64_t b = b0; b < b1; ++b) {
+          load_matrix(in, nb, b, A, m);
+          int status = 0;
+          L.getrf(&im, &in_, A, &im, pivots, &status);
+          store_matrix(out, nb, b, A, m);
+          store_vector<int32_t>(*a.more_outputs[0], nb, b, pivots);
+          store_info(a, D, info, nb, b, status);
+        }
       });
     } else if constexpr (Op == TSR_OP_SOLVE) {
       more(1);
@@ -198,15 +244,44 @@ template <int Op, int D> struct LinalgKernel {
       input_shape(rhs, {n, nrhs}, "B");
       const tsr_tensor_desc& info = info_of(0);
       const int ir = lapack_int(a, D, nrhs, n);
-      for_each_matrix(ctx, count, n, [&](int64_t b) {
-        std::vector<T> A(static_cast<size_t>(n * n)), B(static_cast<size_t>(n * nrhs));
-        std::vector<int> pivots(static_cast<size_t>(n));
-        load_matrix(in, nb, b, A.data(), n);
-        load_matrix(rhs, nb, b, B.data(), n);
-        int status = 0;
-        L.gesv(&in_, &ir, A.data(), &in_, pivots.data(), B.data(), &in_, &status);
-        store_matrix(out, nb, b, B.data(), n);
-        store_info(a, D, info, nb, b, status);
+      for_each_matrix(ctx, count, n, [&](int64_t b0, int64_t b1) {
+        Workspace w(ctx, {sizeof(T) * n * n, sizeof(T) * n * nrhs, sizeof(int) * n});
+        T *A = w.array<T>(0), *B = w.array<T>(1);
+        int* pivots = w.array<int>(2);
+        for (int64_t b = b0; b < b1; ++b) {
+          load_matrix(in, nb, b, A, n);
+          load_matrix(rhs, nb, b, B, n);
+          int status = 0;
+          L.gesv(&in_, &ir, A, &in_, pivots, B, &in_, &status);
+          store_matrix(out, nb, b, B, n);
+          store_info(a, D, info, nb, b, status);
+        }
+      });
+    } else if constexpr (Op == TSR_OP_INV) {
+      more(1);
+      if (m != n) fail(TSR_ERR_SHAPE, where(a, D) + "the input is not square");
+      input_shape(out, {n, n}, "output");
+      const tsr_tensor_desc& info = info_of(0);
+      int lwork = 0;
+      {
+        T query = 0, dummy = 0;
+        const int minus1 = -1;
+        int status = 0, ipiv = 0;
+        L.getri(&in_, &dummy, &in_, &ipiv, &query, &minus1, &status);
+        lwork = work_size(query);
+      }
+      for_each_matrix(ctx, count, n, [&](int64_t b0, int64_t b1) {
+        Workspace w(ctx, {sizeof(T) * n * n, sizeof(int) * n, sizeof(T) * lwork});
+        T *A = w.array<T>(0), *work = w.array<T>(2);
+        int* pivots = w.array<int>(1);
+        for (int64_t b = b0; b < b1; ++b) {
+          load_matrix(in, nb, b, A, n);
+          int status = 0;
+          L.getrf(&in_, &in_, A, &in_, pivots, &status);
+          if (status == 0) L.getri(&in_, A, &in_, pivots, work, &lwork, &status);
+          store_matrix(out, nb, b, A, n);
+          store_info(a, D, info, nb, b, status);
+        }
       });
     } else if constexpr (Op == TSR_OP_QR) {
       more(1);
@@ -224,18 +299,20 @@ template <int Op, int D> struct LinalgKernel {
         L.orgqr(&im, &ic, &ik, &dummy, &im, &dummy, &q2, &minus1, &status);
         lwork = std::max(work_size(q1), work_size(q2));
       }
-      for_each_matrix(ctx, count, std::max(m, n), [&](int64_t b) {
-        std::vector<T> A(static_cast<size_t>(m * n)), Q(static_cast<size_t>(m * c)), tau(static_cast<size_t>(k)),
-            work(static_cast<size_t>(lwork));
-        load_matrix(in, nb, b, A.data(), m);
-        int status = 0;
-        L.geqrf(&im, &in_, A.data(), &im, tau.data(), work.data(), &lwork, &status);
-        store_matrix(*a.more_outputs[0], nb, b, A.data(), m, [](int64_t r, int64_t col) { return r <= col; });
-        // Q from the k reflectors below A's diagonal: its first min(n, c) columns.
-        std::copy(A.begin(), A.begin() + m * std::min(n, c), Q.begin());
-        L.orgqr(&im, &ic, &ik, Q.data(), &im, tau.data(), work.data(), &lwork, &status);
-        if (status < 0) fail(TSR_ERR_INTERNAL, where(a, D) + "LAPACK rejected argument " + std::to_string(-status));
-        store_matrix(out, nb, b, Q.data(), m);
+      for_each_matrix(ctx, count, std::max(m, n), [&](int64_t b0, int64_t b1) {
+        Workspace w(ctx, {sizeof(T) * m * n, sizeof(T) * m * c, sizeof(T) * k, sizeof(T) * lwork});
+        T *A = w.array<T>(0), *Q = w.array<T>(1), *tau = w.array<T>(2), *work = w.array<T>(3);
+        for (int64_t b = b0; b < b1; ++b) {
+          load_matrix(in, nb, b, A, m);
+          int status = 0;
+          L.geqrf(&im, &in_, A, &im, tau, work, &lwork, &status);
+          store_matrix(*a.more_outputs[0], nb, b, A, m, [](int64_t r, int64_t col) { return r <= col; });
+          // Q from the k reflectors below A's diagonal: its first min(n, c) columns.
+          std::copy(A, A + m * std::min(n, c), Q);
+          L.orgqr(&im, &ic, &ik, Q, &im, tau, work, &lwork, &status);
+          if (status < 0) fail(TSR_ERR_INTERNAL, where(a, D) + "LAPACK rejected argument " + std::to_string(-status));
+          store_matrix(out, nb, b, Q, m);
+        }
       });
     } else if constexpr (Op == TSR_OP_SVD) {
       const bool vectors = a.params[0] != 0, full = vectors && a.params[1] != 0;
@@ -257,20 +334,22 @@ template <int Op, int D> struct LinalgKernel {
         L.gesdd(&jobz, &im, &in_, &dummy, &im, &dummy, &dummy, &ldu, &dummy, &ldvt, &query, &minus1, &iwork, &status, 1);
         lwork = work_size(query);
       }
-      for_each_matrix(ctx, count, std::max(m, n), [&](int64_t b) {
-        std::vector<T> A(static_cast<size_t>(m * n)), S(static_cast<size_t>(k)), work(static_cast<size_t>(lwork));
-        std::vector<T> U(vectors ? static_cast<size_t>(m * uc) : 1), Vt(vectors ? static_cast<size_t>(vr * n) : 1);
-        std::vector<int> iwork(static_cast<size_t>(8 * k));
-        load_matrix(in, nb, b, A.data(), m);
-        int status = 0;
-        L.gesdd(&jobz, &im, &in_, A.data(), &im, S.data(), U.data(), &ldu, Vt.data(), &ldvt, work.data(), &lwork,
-                iwork.data(), &status, 1);
-        store_vector<T>(out, nb, b, S.data());
-        if (vectors) {
-          store_matrix(*a.more_outputs[0], nb, b, U.data(), m);
-          store_matrix(*a.more_outputs[1], nb, b, Vt.data(), vr);
+      for_each_matrix(ctx, count, std::max(m, n), [&](int64_t b0, int64_t b1) {
+        Workspace w(ctx, {sizeof(T) * m * n, sizeof(T) * k, sizeof(T) * lwork, sizeof(T) * (vectors ? m * uc : 1),
+                          sizeof(T) * (vectors ? vr * n : 1), sizeof(int) * 8 * k});
+        T *A = w.array<T>(0), *S = w.array<T>(1), *work = w.array<T>(2), *U = w.array<T>(3), *Vt = w.array<T>(4);
+        int* iwork = w.array<int>(5);
+        for (int64_t b = b0; b < b1; ++b) {
+          load_matrix(in, nb, b, A, m);
+          int status = 0;
+          L.gesdd(&jobz, &im, &in_, A, &im, S, U, &ldu, Vt, &ldvt, work, &lwork, iwork, &status, 1);
+          store_vector<T>(out, nb, b, S);
+          if (vectors) {
+            store_matrix(*a.more_outputs[0], nb, b, U, m);
+            store_matrix(*a.more_outputs[1], nb, b, Vt, vr);
+          }
+          store_info(a, D, info, nb, b, status);
         }
-        store_info(a, D, info, nb, b, status);
       });
     } else if constexpr (Op == TSR_OP_EIGH) {
       const bool vectors = a.params[0] != 0;
@@ -289,15 +368,18 @@ template <int Op, int D> struct LinalgKernel {
         lwork = work_size(query);
         liwork = std::max(1, iquery);
       }
-      for_each_matrix(ctx, count, n, [&](int64_t b) {
-        std::vector<T> A(static_cast<size_t>(n * n)), w(static_cast<size_t>(n)), work(static_cast<size_t>(lwork));
-        std::vector<int> iwork(static_cast<size_t>(liwork));
-        load_matrix(in, nb, b, A.data(), n);
-        int status = 0;
-        L.syevd(&jobz, &uplo, &in_, A.data(), &in_, w.data(), work.data(), &lwork, iwork.data(), &liwork, &status, 1, 1);
-        store_vector<T>(out, nb, b, w.data());
-        if (vectors) store_matrix(*a.more_outputs[0], nb, b, A.data(), n);
-        store_info(a, D, info, nb, b, status);
+      for_each_matrix(ctx, count, n, [&](int64_t b0, int64_t b1) {
+        Workspace space(ctx, {sizeof(T) * n * n, sizeof(T) * n, sizeof(T) * lwork, sizeof(int) * liwork});
+        T *A = space.array<T>(0), *w = space.array<T>(1), *work = space.array<T>(2);
+        int* iwork = space.array<int>(3);
+        for (int64_t b = b0; b < b1; ++b) {
+          load_matrix(in, nb, b, A, n);
+          int status = 0;
+          L.syevd(&jobz, &uplo, &in_, A, &in_, w, work, &lwork, iwork, &liwork, &status, 1, 1);
+          store_vector<T>(out, nb, b, w);
+          if (vectors) store_matrix(*a.more_outputs[0], nb, b, A, n);
+          store_info(a, D, info, nb, b, status);
+        }
       });
     }
   }

@@ -34,29 +34,9 @@
 #include <vector>
 
 #include "parallel.hpp"
+#include "scratch.hpp"
 
 namespace tessera::cpu_tbb {
-
-// Bytes from the plugin's caching allocator, for the life of one kernel call.
-class Scratch {
- public:
-  Scratch(Context& ctx, size_t nbytes) : memory_(ctx.memory.get()), nbytes_(nbytes) {
-    if (nbytes_ == 0) return;
-    data_ = memory_->allocate(nbytes_);
-    if (data_ == nullptr) fail(TSR_ERR_OUT_OF_MEMORY, "cpu_tbb: no memory for " + std::to_string(nbytes_) + " bytes of scratch");
-  }
-  ~Scratch() {
-    if (data_ != nullptr) memory_->deallocate(data_, nbytes_);
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  template <class T> T* as() const { return static_cast<T*>(data_); }
-
- private:
-  HostAllocator* memory_;
-  size_t nbytes_;
-  void* data_ = nullptr;
-};
 
 // Lines at least this long are radix sorted; shorter ones compare.
 inline constexpr int64_t kRadixSortLength = 2048;

@@ -173,7 +173,8 @@
  *                 orgqr); c = min(m, n) (params[0] = 0, "reduced") or m
  *                 (params[0] = 1, "complete").
  *               SVD: A[.., m, n] -> S[.., k], k = min(m, n), the singular
- *                 values, non-negative and descending. params[0] = 1: the
+ *                 values, non-negative and descending; A holds no NaN (the
+ *                 runtime refuses one first). params[0] = 1: the
  *                 vectors too, more_outputs: (U[.., m, c], Vh[.., c', n],
  *                 info) with A = U diag(S) Vh, c = c' = k (params[1] = 0)
  *                 or c = m, c' = n (params[1] = 1, full_matrices);
@@ -184,6 +185,11 @@
  *                 the vectors too, more_outputs: (V[.., n, n], column j
  *                 the eigenvector of w[j], orthonormal; info), else (info).
  *                 info: k > 0 when the iteration did not converge.
+ *               INV: A[.., n, n] -> A^-1[.., n, n] by LU with partial
+ *                 pivoting (getrf, getri: fewer flops than SOLVE against
+ *                 the identity). more_outputs: (info): k > 0 when
+ *                 U[k-1, k-1] is exactly 0, A is singular and the result
+ *                 unspecified.
  *               Signs of singular vectors and eigenvectors (and the basis
  *               of a repeated eigenvalue's space) are the library's.
  *
@@ -292,7 +298,7 @@
  *   when the config allows it; so does a call a kernel answers with
  *   TSR_ERR_UNSUPPORTED (a MATH function it does not know).
  *   Optional ops (TSR_OP_ROLE_OPTIONAL, ABI 1.6): the LINALG kind's
- *   factorisations (CHOLESKY, LU, SOLVE, QR, SVD, EIGH), which a device
+ *   factorisations (CHOLESKY, LU, SOLVE, QR, SVD, EIGH, INV), which a device
  *   may implement, with its vendor's solver library; a device without them
  *   runs them on the CPU fallback (LAPACK), with the copies `tessera info`
  *   states. The CPU backend implements them: it is every fallback's
@@ -358,7 +364,8 @@
   M(X, SOLVE, 56, "solve", LINALG, 2, LINALG, OPTIONAL)                       \
   M(X, QR, 57, "qr", LINALG, 1, LINALG, OPTIONAL)                             \
   M(X, SVD, 58, "svd", LINALG, 1, LINALG, OPTIONAL)                           \
-  M(X, EIGH, 59, "eigh", LINALG, 1, LINALG, OPTIONAL)
+  M(X, EIGH, 59, "eigh", LINALG, 1, LINALG, OPTIONAL)                         \
+  M(X, INV, 60, "inv", LINALG, 1, LINALG, OPTIONAL)
 #define TSR_OP_PASS7_(X, op, value, name, kind, arity, dtypes, role) X(op, value, name, kind, arity, dtypes, role)
 #define TSR_OP_PASS5_(X, op, value, name, kind, arity, dtypes, role) X(op, value, name, kind, arity)
 #define TSR_OP_TABLE(X) TSR_OP_ROWS_(TSR_OP_PASS7_, X)

@@ -548,7 +548,7 @@ TSR_API tsr_status tsr_linalg_lu_factor(tsr_tensor* a, tsr_tensor** lu, tsr_tens
  * the batch dims broadcast, and the dtypes promote (the Array API's rule;
  * torch refuses two dtypes). */
 TSR_API tsr_status tsr_linalg_solve(tsr_tensor* a, tsr_tensor* b, tsr_tensor** out);
-/* The inverse of square a. */
+/* The inverse of square a (LINALG's INV: getrf and getri on the CPU). */
 TSR_API tsr_status tsr_linalg_inv(tsr_tensor* a, tsr_tensor** out);
 /* The determinant of square a (0 for a singular one), shape [..]. */
 TSR_API tsr_status tsr_linalg_det(tsr_tensor* a, tsr_tensor** out);

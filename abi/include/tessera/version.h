@@ -93,7 +93,7 @@
  *        a 1.4 runtime ignores a 1.5 plugin's entries for them.
  *   1.6  Linear algebra (issue 20): the role TSR_OP_ROLE_OPTIONAL, the kind
  *        TSR_OP_KIND_LINALG, the dtype class TSR_OP_DTYPES_LINALG and its
- *        ops CHOLESKY, LU, SOLVE, QR, SVD and EIGH (54..59), which a device
+ *        ops CHOLESKY, LU, SOLVE, QR, SVD, EIGH and INV (54..60), which a device
  *        may implement and the CPU fallback runs otherwise (Notes
  *        [Primitives] and [Kernel contracts]); tsr_kernel_args.more_outputs
  *        and num_more_outputs (appended: a kernel's results after the
