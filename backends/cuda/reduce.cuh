@@ -259,18 +259,31 @@ TSR_HD typename R::acc_t inner_thread(const ReduceParams& p, int64_t o, int64_t 
     if (r < r1) R::add(acc, in[r], r);
     return acc;
   }
-  int64_t r = r0 + lane;
-  if (p.nred == 1) {
-    const int64_t st = p.red_in[0];
-    for (; r + 3 * team < r1; r += 4 * team) {
-      in_t x[4];
+  // Without vectors a lane still folds the vector path's elements, in its
+  // order: runs of V from vector lane, lane + team, ..., then one of the last
+  // few. So the bits of a reduction do not depend on whether its rows happen
+  // to be aligned (a batch of matrices against one of them).
+  const int64_t nvec = (r1 - r0) / V;
+  const int64_t st = p.red_in[0];
+  auto at = [&](int64_t r) { return p.nred == 1 ? in[r * st] : in[red_offset(p, r)]; };
+  int64_t v = lane;
+  for (; v + 3 * team < nvec; v += 4 * team) {
+    in_t x[4][V];
+    TSR_UNROLL
+    for (int u = 0; u < 4; ++u)
       TSR_UNROLL
-      for (int u = 0; u < 4; ++u) x[u] = in[(r + u * team) * st];
-      TSR_UNROLL
-      for (int u = 0; u < 4; ++u) R::add(acc, x[u], r + u * team);
-    }
+      for (int j = 0; j < V; ++j) x[u][j] = at(r0 + (v + u * team) * V + j);
+    TSR_UNROLL
+    for (int u = 0; u < 4; ++u) R::template add_vec<V>(acc, x[u], r0 + (v + u * team) * V);
   }
-  for (; r < r1; r += team) R::add(acc, in[red_offset(p, r)], r);
+  for (; v < nvec; v += team) {
+    in_t x[V];
+    TSR_UNROLL
+    for (int j = 0; j < V; ++j) x[j] = at(r0 + v * V + j);
+    R::template add_vec<V>(acc, x, r0 + v * V);
+  }
+  const int64_t r = r0 + nvec * V + lane;
+  if (r < r1) R::add(acc, at(r), r);
   return acc;
 }
 

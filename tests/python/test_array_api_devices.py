@@ -58,3 +58,21 @@ def test_devices_and_tensor_advanced_indexing_on_cuda():
         "[[-5.0, -10.0], [15.0, 10.0]] (2, 0)",
         "[[0.0, -1.0, -2.0, 3.0], [4.0, 5.0, 0.0, 0.0], [0.0, -1.0, -2.0, 0.0]] cuda:0",
     ]
+
+
+BATCH_SCRIPT = r"""
+import tessera
+# Squares of large odd numbers: their float64 sum depends on the order, so
+# a batch of matrices and one of them must fold their elements alike.
+x = tessera.tensor([[[(33620225.0 + 2 * (15 * b + i)) ** 2 for i in range(5 * r, 5 * r + 5)] for r in range(3)]
+                    for b in range(2)], dtype=tessera.float64, device="cuda")
+batched = x.sum(dim=(-2, -1))
+print(all(batched[b].item() == x[b].sum().item() for b in range(2)))
+"""
+
+
+@needs_emulator
+def test_a_batched_sum_has_the_bits_of_each_matrix_sum():
+    out = subprocess.run([sys.executable, "-c", BATCH_SCRIPT], env=_env(), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True"]
