@@ -241,6 +241,26 @@ void post_step(Request& r) {
   if (rc != MPI_SUCCESS) fail(TSR_ERR_DEVICE, "mpi: " + who(*r.comm, r.collective) + ": " + mpi_error_text(rc));
 }
 
+// Whom a request that timed out still waits for, as far as it knows: the
+// peer of a send or recv, or of the pending half of an all_reduce round;
+// MPI's own collectives do not say which rank is missing.
+std::string waiting_for(const Request& r) {
+  if (r.peer >= 0) return "waiting for rank " + std::to_string(r.peer);
+  if (r.next_step >= r.steps.size()) return "(a peer rank did not take part)";
+  const Step& s = r.steps[r.next_step];
+  const std::string round = " in round " + std::to_string(r.next_step + 1) + " of " + std::to_string(r.steps.size());
+  const size_t recv_pieces = r.requests.size() - pieces_of(s.send_count, tsr_dtype_size(r.reduce_dtype));
+  for (size_t i = 0; i < r.requests.size(); ++i) {
+    int done = 1;
+    MPI_Status status;
+    if (r.requests[i] != MPI_REQUEST_NULL) MPI_Request_get_status(r.requests[i], &done, &status);
+    if (done) continue;
+    return i < recv_pieces ? "waiting for rank " + std::to_string(s.recv_peer) + " to send its part" + round
+                           : "waiting for rank " + std::to_string(s.send_peer) + " to receive" + round;
+  }
+  return "waiting" + round;
+}
+
 // After round r.next_step completed: its arithmetic.
 void finish_step(Request& r) {
   const Step& s = r.steps[r.next_step];
@@ -428,8 +448,8 @@ tsr_status poll_until(Context& ctx, Request& r, bool block) {
       return finish_with(TSR_OK, "");
     }
     if (Clock::now() >= r.deadline) {
-      std::string m = who(*r.comm, r.collective) + ": timed out after " + seconds_text(r.timeout_s) +
-                      " s (a peer rank did not take part; the communicator is now broken)";
+      std::string m = who(*r.comm, r.collective) + ": timed out after " + seconds_text(r.timeout_s) + " s " +
+                      waiting_for(r) + " (the communicator is now broken)";
       mark_broken(m);
       return finish_with(TSR_ERR_TIMEOUT, m);
     }
@@ -456,6 +476,7 @@ tsr_status start(void* ctx, tsr_comm_handle comm, const tsr_comm_args* args, tsr
     if (w.broken.load())
       fail(TSR_ERR_DEVICE, "mpi: " + who(*r->comm, args->collective) +
                                ": the communicator is broken by an earlier failure: " + w.broken_reason);
+    if (args->collective == TSR_COLL_SEND || args->collective == TSR_COLL_RECV) r->peer = args->root;
     post(*r, *args);
     *out = r.release();
   });

@@ -87,6 +87,7 @@ struct Request {
   MPI_Datatype datatype = MPI_DATATYPE_NULL;
   int32_t reduce_dtype = 0;        // the dtype the steps reduce in (float32 for halves)
   int32_t reduce_op = 0;
+  int32_t peer = -1;               // send / recv: the other rank, for a timeout's message
 };
 
 struct Context {
