@@ -245,9 +245,11 @@ struct Case {
   std::string name;
   std::vector<Operand> inputs;
   Operand out;
+  std::vector<Operand> more;  // LINALG's further outputs (tsr_kernel_args.more_outputs)
   std::vector<tsr_scalar> scalars;
   std::vector<int64_t> params;
   double tolerance_scale = 1;
+  bool up_to_sign = false;  // compare absolute values (QR: columns of Q and rows of R may flip together)
 };
 
 tsr_scalar scalar_float(double v) {
@@ -286,6 +288,7 @@ std::vector<Layout> layouts_of(int k, int32_t op) {
     case TSR_OP_KIND_GATHER: return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded};
     case TSR_OP_KIND_SCATTER:
     case TSR_OP_KIND_COMPACT: return {Layout::Contiguous, Layout::Transposed, Layout::Sliced};
+    case TSR_OP_KIND_LINALG: return {Layout::Contiguous, Layout::Transposed, Layout::Batched};
     default:
       return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded, Layout::Scalar, Layout::Empty};
   }
@@ -340,6 +343,101 @@ void write_indices(Operand& o, Random& r, int64_t lo, int64_t hi) {
     const int64_t v = r.between(static_cast<int>(lo), static_cast<int>(hi));
     std::memcpy(o.bytes.data() + i * sizeof(int64_t), &v, sizeof v);
   }
+}
+
+// Writes value(batch, i, j) over a matrix operand's elements ([.., m, n]).
+void write_matrices(Operand& o, const std::function<double(int64_t, int64_t, int64_t)>& value) {
+  const tsr_tensor_desc& d = o.desc;
+  const int64_t m = d.shape[d.ndim - 2], n = d.shape[d.ndim - 1];
+  const size_t elem = tsr_dtype_size(d.dtype);
+  int64_t index = 0;
+  for_each_offset(d, [&](int64_t off) {
+    tsr_element_from_double(d.dtype, o.bytes.data() + static_cast<size_t>(off) * elem,
+                            value(index / (m * n), index / n % m, index % n));
+    ++index;
+  });
+}
+
+// LINALG (Note [Kernel contracts]): inputs whose results are unique, so that
+// the kernel under test must agree with the reference within tolerance:
+// SPD matrices for CHOLESKY, diagonally dominant ones for SOLVE and INV
+// (and random ones for LU, whose pivots then have no ties), symmetric ones
+// for EIGH; SVD and EIGH give their values alone, and QR is compared up to
+// the sign its columns may take.
+void build_linalg_case(Case& c, int32_t op, int32_t key, Layout layout, Random& r) {
+  const std::vector<int64_t> batch = layout == Layout::Batched ? std::vector<int64_t>{3} : std::vector<int64_t>{};
+  const Layout in_layout = layout == Layout::Batched ? Layout::Contiguous : layout;
+  auto shape = [&](std::initializer_list<int64_t> dims) {
+    std::vector<int64_t> s = batch;
+    s.insert(s.end(), dims);
+    return s;
+  };
+  auto output = [&](int32_t dtype, std::initializer_list<int64_t> dims) {
+    return make_operand(dtype, shape(dims), Layout::Contiguous, true, r, Domain::General);
+  };
+  const int64_t n = 5, m = op == TSR_OP_LU || op == TSR_OP_QR || op == TSR_OP_SVD ? 6 : n, k = std::min(m, n);
+  c.inputs.push_back(make_operand(key, shape({m, n}), in_layout, false, r, Domain::General));
+  // Random entries in [-1, 1], one table per batch element, read by formula.
+  const int64_t count = batch.empty() ? 1 : batch[0];
+  std::vector<double> g(static_cast<size_t>(count * m * n));
+  for (double& v : g) v = static_cast<double>(r.between(-1000, 1000)) / 1000.0;
+  auto rnd = [&](int64_t b, int64_t i, int64_t j) { return g[static_cast<size_t>((b * m + i) * n + j)]; };
+  switch (op) {
+    case TSR_OP_CHOLESKY:  // G G^T + n I
+      write_matrices(c.inputs[0], [&](int64_t b, int64_t i, int64_t j) {
+        double s = i == j ? static_cast<double>(n) : 0.0;
+        for (int64_t t = 0; t < n; ++t) s += rnd(b, i, t) * rnd(b, j, t);
+        return s;
+      });
+      break;
+    case TSR_OP_EIGH:  // G + G^T
+      write_matrices(c.inputs[0], [&](int64_t b, int64_t i, int64_t j) { return rnd(b, i, j) + rnd(b, j, i); });
+      break;
+    case TSR_OP_SOLVE:
+    case TSR_OP_INV:  // G + n I
+      write_matrices(c.inputs[0], [&](int64_t b, int64_t i, int64_t j) { return rnd(b, i, j) + (i == j ? n : 0); });
+      break;
+    default:  // LU, QR, SVD: G itself
+      write_matrices(c.inputs[0], rnd);
+  }
+  switch (op) {
+    case TSR_OP_CHOLESKY:
+      c.out = output(key, {n, n});
+      c.more.push_back(output(TSR_INT32, {}));
+      c.params = {0};
+      break;
+    case TSR_OP_LU:
+      c.out = output(key, {m, n});
+      c.more.push_back(output(TSR_INT32, {k}));
+      c.more.push_back(output(TSR_INT32, {}));
+      break;
+    case TSR_OP_SOLVE:
+      c.inputs.push_back(make_operand(key, shape({n, 3}), in_layout, false, r, Domain::General));
+      c.out = output(key, {n, 3});
+      c.more.push_back(output(TSR_INT32, {}));
+      break;
+    case TSR_OP_INV:
+      c.out = output(key, {n, n});
+      c.more.push_back(output(TSR_INT32, {}));
+      break;
+    case TSR_OP_QR:
+      c.out = output(key, {m, k});
+      c.more.push_back(output(key, {k, n}));
+      c.params = {0};
+      c.up_to_sign = true;
+      break;
+    case TSR_OP_SVD:
+      c.out = output(key, {k});
+      c.more.push_back(output(TSR_INT32, {}));
+      c.params = {0, 0};
+      break;
+    case TSR_OP_EIGH:
+      c.out = output(key, {n});
+      c.more.push_back(output(TSR_INT32, {}));
+      c.params = {0};
+      break;
+  }
+  c.tolerance_scale = 100;  // factorisations round differently from library to library
 }
 
 // The cases of (op, key dtype) on one layout; `variant` as variants_of says.
@@ -401,6 +499,9 @@ Case build_case(int32_t op, int32_t key, Layout layout, int32_t variant, uint64_
       c.tolerance_scale = 10;
       break;
     }
+    case TSR_OP_KIND_LINALG:
+      build_linalg_case(c, op, key, layout, r);
+      break;
     case TSR_OP_KIND_MATMUL: {
       std::vector<int64_t> a = {5, 6}, b = {6, 7}, o = {5, 7};
       if (layout == Layout::Empty) a[1] = b[0] = 0;  // k = 0: the output is all zeros
@@ -561,9 +662,13 @@ tsr_kernel_fn find_kernel(const PluginHandle& p, int32_t op, int32_t dtype) {
 }
 
 tsr_kernel_args make_args(int32_t op, int32_t device, const Case& c, std::vector<tsr_tensor_desc>& in,
-                          std::vector<const tsr_tensor_desc*>& in_ptrs, const tsr_tensor_desc* out) {
+                          std::vector<const tsr_tensor_desc*>& in_ptrs, std::vector<tsr_tensor_desc>& outs,
+                          std::vector<const tsr_tensor_desc*>& more_ptrs) {
   in_ptrs.clear();
   for (const tsr_tensor_desc& d : in) in_ptrs.push_back(&d);
+  more_ptrs.clear();
+  for (size_t i = 1; i < outs.size(); ++i) more_ptrs.push_back(&outs[i]);
+  const tsr_tensor_desc* out = &outs[0];
   tsr_kernel_args a{};
   a.struct_size = TSR_KERNEL_ARGS_STRUCT_SIZE;
   a.op = op;
@@ -575,25 +680,38 @@ tsr_kernel_args make_args(int32_t op, int32_t device, const Case& c, std::vector
   a.num_scalars = static_cast<int32_t>(c.scalars.size());
   a.params = c.params.data();
   a.num_params = static_cast<int32_t>(c.params.size());
+  a.more_outputs = more_ptrs.empty() ? nullptr : more_ptrs.data();
+  a.num_more_outputs = static_cast<int32_t>(more_ptrs.size());
   return a;
 }
 
-// Runs on the reference plugin (host memory); the output's bytes come back in `out`.
+// The case's outputs: out, then the more outputs.
+std::vector<const Operand*> outputs_of(const Case& c) {
+  std::vector<const Operand*> o{&c.out};
+  for (const Operand& m : c.more) o.push_back(&m);
+  return o;
+}
+
+// Runs on the reference plugin (host memory); the outputs' bytes come back in `outs`.
 std::string run_reference(const PluginHandle& ref, tsr_kernel_fn fn, int32_t op, const Case& c,
-                          std::vector<unsigned char>& out) {
+                          std::vector<std::vector<unsigned char>>& outs) {
   std::vector<Operand> inputs = c.inputs;  // writable copies
-  out = c.out.bytes;
   std::vector<tsr_tensor_desc> in;
   for (Operand& o : inputs) {
     in.push_back(o.desc);
     in.back().data = o.bytes.data();
     in.back().device = tsr_device{TSR_DEVICE_CPU, 0};
   }
-  tsr_tensor_desc od = c.out.desc;
-  od.data = out.data();
-  od.device = tsr_device{TSR_DEVICE_CPU, 0};
-  std::vector<const tsr_tensor_desc*> ptrs;
-  tsr_kernel_args a = make_args(op, 0, c, in, ptrs, &od);
+  outs.clear();
+  std::vector<tsr_tensor_desc> od;
+  for (const Operand* o : outputs_of(c)) outs.push_back(o->bytes);
+  for (size_t i = 0; i < outs.size(); ++i) {
+    od.push_back(outputs_of(c)[i]->desc);
+    od.back().data = outs[i].data();
+    od.back().device = tsr_device{TSR_DEVICE_CPU, 0};
+  }
+  std::vector<const tsr_tensor_desc*> ptrs, more_ptrs;
+  tsr_kernel_args a = make_args(op, 0, c, in, ptrs, od, more_ptrs);
   clear_plugin_error();
   tsr_status st = fn(ref.ctx(), &a);
   if (st != TSR_OK) return "the reference failed (status " + std::to_string(st) + "): " + plugin_error();
@@ -601,7 +719,7 @@ std::string run_reference(const PluginHandle& ref, tsr_kernel_fn fn, int32_t op,
 }
 
 std::string run_under_test(const PluginHandle& p, tsr_kernel_fn fn, int32_t op, int32_t device, const Case& c,
-                           std::vector<unsigned char>& out) {
+                           std::vector<std::vector<unsigned char>>& outs) {
   DeviceOperands mem(p, device);
   std::vector<tsr_tensor_desc> in;
   std::vector<void*> in_ptr;
@@ -616,19 +734,27 @@ std::string run_under_test(const PluginHandle& p, tsr_kernel_fn fn, int32_t op, 
     in.back().device = dev;
     in_ptr.push_back(ptr);
   }
-  void* out_ptr = nullptr;
-  if (tsr_status st = mem.upload(c.out, &out_ptr); st != TSR_OK) return "uploading the output: " + plugin_error();
-  tsr_tensor_desc od = c.out.desc;
-  od.data = out_ptr;
-  od.device = dev;
-  std::vector<const tsr_tensor_desc*> ptrs;
-  tsr_kernel_args a = make_args(op, device, c, in, ptrs, &od);
+  std::vector<tsr_tensor_desc> od;
+  std::vector<void*> out_ptr;
+  for (const Operand* o : outputs_of(c)) {
+    void* ptr = nullptr;
+    if (tsr_status st = mem.upload(*o, &ptr); st != TSR_OK) return "uploading an output: " + plugin_error();
+    od.push_back(o->desc);
+    od.back().data = ptr;
+    od.back().device = dev;
+    out_ptr.push_back(ptr);
+  }
+  std::vector<const tsr_tensor_desc*> ptrs, more_ptrs;
+  tsr_kernel_args a = make_args(op, device, c, in, ptrs, od, more_ptrs);
   clear_plugin_error();
   tsr_status st = fn(p.ctx(), &a);
   if (st != TSR_OK) return "the kernel returned status " + std::to_string(st) + ": " + plugin_error();
   if (p.device().synchronize(p.ctx(), device) != TSR_OK) return "synchronize failed: " + plugin_error();
-  out = c.out.bytes;
-  if (mem.download(out_ptr, out) != TSR_OK) return "reading the output back: " + plugin_error();
+  outs.clear();
+  for (size_t i = 0; i < out_ptr.size(); ++i) {
+    outs.push_back(outputs_of(c)[i]->bytes);
+    if (mem.download(out_ptr[i], outs.back()) != TSR_OK) return "reading an output back: " + plugin_error();
+  }
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     std::vector<unsigned char> now(c.inputs[i].bytes.size());
     if (mem.download(in_ptr[i], now) != TSR_OK) return "reading an input back: " + plugin_error();
@@ -639,8 +765,8 @@ std::string run_under_test(const PluginHandle& p, tsr_kernel_fn fn, int32_t op, 
 
 // Compares the two output storages: elements within tolerance, everything
 // else still sentinel bytes in both. Returns "" or what differs.
-std::string compare(const Case& c, const std::vector<unsigned char>& got, const std::vector<unsigned char>& want) {
-  const tsr_tensor_desc& d = c.out.desc;
+std::string compare_output(const Case& c, const tsr_tensor_desc& d, const std::vector<unsigned char>& got,
+                           const std::vector<unsigned char>& want) {
   const size_t elem = tsr_dtype_size(d.dtype);
   std::vector<bool> is_element(got.size() / elem, false);
   double rtol = 0, atol = 0;
@@ -651,8 +777,9 @@ std::string compare(const Case& c, const std::vector<unsigned char>& got, const 
   int64_t bad = 0, index = 0;
   for_each_offset(d, [&](int64_t off) {
     is_element[static_cast<size_t>(off)] = true;
-    const double g = tsr_element_to_double(d.dtype, got.data() + static_cast<size_t>(off) * elem);
-    const double w = tsr_element_to_double(d.dtype, want.data() + static_cast<size_t>(off) * elem);
+    double g = tsr_element_to_double(d.dtype, got.data() + static_cast<size_t>(off) * elem);
+    double w = tsr_element_to_double(d.dtype, want.data() + static_cast<size_t>(off) * elem);
+    if (c.up_to_sign) g = std::fabs(g), w = std::fabs(w);
     bool ok = g == w || (std::isnan(g) && std::isnan(w)) || (std::isfinite(w) && std::fabs(g - w) <= atol + rtol * std::fabs(w));
     if (d.dtype == TSR_INT64 || d.dtype == TSR_UINT64) ok = std::memcmp(got.data() + static_cast<size_t>(off) * elem,
                                               want.data() + static_cast<size_t>(off) * elem, elem) == 0;
@@ -664,6 +791,17 @@ std::string compare(const Case& c, const std::vector<unsigned char>& got, const 
     if (is_element[i / elem]) continue;
     if (got[i] != kSentinel) return "wrote outside the output's elements (byte " + std::to_string(i) + " of the storage)";
     if (want[i] != kSentinel) return "the reference wrote outside the output's elements (byte " + std::to_string(i) + ")";
+  }
+  return {};
+}
+
+// Every output of the case (out, then LINALG's more outputs).
+std::string compare(const Case& c, const std::vector<std::vector<unsigned char>>& got,
+                    const std::vector<std::vector<unsigned char>>& want) {
+  const std::vector<const Operand*> outs = outputs_of(c);
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::string problem = compare_output(c, outs[i]->desc, got[i], want[i]);
+    if (!problem.empty()) return i == 0 ? problem : "more_outputs[" + std::to_string(i - 1) + "]: " + problem;
   }
   return {};
 }
@@ -681,12 +819,6 @@ void check_ops(const PluginHandle& p, const PluginHandle& ref, int32_t device, c
       for (size_t i = 0; i < t.count; ++i)
         if (t.entries[i].op == op && t.entries[i].dtype == key) fn = t.entries[i].fn;
       if (fn == nullptr) continue;
-      if (tsr_op_kind(op) == TSR_OP_KIND_LINALG) {
-        // Factorisations are unique only up to signs and bases, so comparing
-        // bytes with the reference would fail good kernels: not checked yet.
-        r.skip(group, tsr_dtype_name(key), "LINALG kernels are not compared by this tool yet");
-        continue;
-      }
       tsr_kernel_fn ref_fn = find_kernel(ref, op, key);
       if (ref_fn == nullptr) {
         r.skip(group, tsr_dtype_name(key), "the reference has no kernel for this dtype");
@@ -695,7 +827,7 @@ void check_ops(const PluginHandle& p, const PluginHandle& ref, int32_t device, c
       for (int32_t variant : variants_of(op, key))
         for (Layout layout : layouts_of(tsr_op_kind(op), op)) {
           Case c = build_case(op, key, layout, variant, seed++);
-          std::vector<unsigned char> want, got;
+          std::vector<std::vector<unsigned char>> want, got;
           std::string problem = run_reference(ref, ref_fn, op, c, want);
           if (!problem.empty()) {
             r.skip(group, c.name, problem);
