@@ -702,11 +702,12 @@ std::string run_reference(const PluginHandle& ref, tsr_kernel_fn fn, int32_t op,
     in.back().data = o.bytes.data();
     in.back().device = tsr_device{TSR_DEVICE_CPU, 0};
   }
+  const std::vector<const Operand*> operands = outputs_of(c);
   outs.clear();
+  for (const Operand* o : operands) outs.push_back(o->bytes);
   std::vector<tsr_tensor_desc> od;
-  for (const Operand* o : outputs_of(c)) outs.push_back(o->bytes);
-  for (size_t i = 0; i < outs.size(); ++i) {
-    od.push_back(outputs_of(c)[i]->desc);
+  for (size_t i = 0; i < operands.size(); ++i) {
+    od.push_back(operands[i]->desc);
     od.back().data = outs[i].data();
     od.back().device = tsr_device{TSR_DEVICE_CPU, 0};
   }
@@ -734,9 +735,10 @@ std::string run_under_test(const PluginHandle& p, tsr_kernel_fn fn, int32_t op, 
     in.back().device = dev;
     in_ptr.push_back(ptr);
   }
+  const std::vector<const Operand*> operands = outputs_of(c);
   std::vector<tsr_tensor_desc> od;
   std::vector<void*> out_ptr;
-  for (const Operand* o : outputs_of(c)) {
+  for (const Operand* o : operands) {
     void* ptr = nullptr;
     if (tsr_status st = mem.upload(*o, &ptr); st != TSR_OK) return "uploading an output: " + plugin_error();
     od.push_back(o->desc);
@@ -752,7 +754,7 @@ std::string run_under_test(const PluginHandle& p, tsr_kernel_fn fn, int32_t op, 
   if (p.device().synchronize(p.ctx(), device) != TSR_OK) return "synchronize failed: " + plugin_error();
   outs.clear();
   for (size_t i = 0; i < out_ptr.size(); ++i) {
-    outs.push_back(outputs_of(c)[i]->bytes);
+    outs.push_back(operands[i]->bytes);
     if (mem.download(out_ptr[i], outs.back()) != TSR_OK) return "reading an output back: " + plugin_error();
   }
   for (size_t i = 0; i < c.inputs.size(); ++i) {

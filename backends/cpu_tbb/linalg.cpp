@@ -71,7 +71,7 @@ template <class T> const Lapack<T>& lapack() {
 }
 
 // LAPACK counts in int: a dim, and the elements of a matrix it indexes.
-int lapack_int(const tsr_kernel_args& a, int key, int64_t rows, int64_t cols = 1) {
+int lapack_int(const tsr_kernel_args& a, int key, int64_t rows, int64_t cols) {
   if (rows > INT_MAX || cols > INT_MAX || rows * cols > INT_MAX)
     fail(TSR_ERR_UNSUPPORTED, where(a, key) + "a " + std::to_string(rows) + " x " + std::to_string(cols) +
                                   " matrix is beyond LAPACK's int indexing");

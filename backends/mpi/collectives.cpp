@@ -246,7 +246,7 @@ void post_step(Request& r) {
 // MPI's own collectives do not say which rank is missing.
 std::string waiting_for(const Request& r) {
   if (r.peer >= 0) return "waiting for rank " + std::to_string(r.peer);
-  if (r.next_step >= r.steps.size()) return "(a peer rank did not take part)";
+  if (r.next_step >= r.steps.size()) return "with a peer rank missing";
   const Step& s = r.steps[r.next_step];
   const std::string round = " in round " + std::to_string(r.next_step + 1) + " of " + std::to_string(r.steps.size());
   const size_t recv_pieces = r.requests.size() - pieces_of(s.send_count, tsr_dtype_size(r.reduce_dtype));
