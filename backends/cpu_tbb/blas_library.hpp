@@ -27,6 +27,31 @@ struct BlasLibrary {
   std::string problem;  // why it cannot be used; empty when opened
 };
 
+// Note [Serial BLAS]
+//   OpenBLAS threads a call itself, and that pays for its GEMM-rich routines
+//   (gemm, getrf, potrf). It does not pay for QR, SVD and EIGH of a large
+//   matrix: their reductions (geqrf's panels, gebrd, sytrd) are bound by
+//   matrix-vector products, and a threaded call leaves OpenBLAS's workers
+//   spinning on cores for a while afterwards. On 2 cores (2026-12-01)
+//   OpenBLAS's second thread won under 5 % on sytrd (n = 512) and orgqr
+//   (n = 1024) and lost 19 % on gebrd (n = 512), while two ormqr calls on
+//   two column halves beat one threaded orgqr by 18 % with 1.5x its flops.
+//   So those kernels run OpenBLAS on the calling thread and
+//   spread what is independent themselves: applying the reflectors to
+//   column blocks of Q, U, V^T or the eigenvectors, one block per arena
+//   thread (linalg.cpp). OpenBLAS 0.3.21's thread count is one number for
+//   the whole process (openblas_set_num_threads); a SerialBlas counts its
+//   holders so the count set before the first is restored when the last
+//   leaves. Meanwhile a BLAS call elsewhere in the process runs on one
+//   thread: slower, never wrong. A BLAS without the call is left alone.
+class SerialBlas {
+ public:
+  SerialBlas();
+  ~SerialBlas();
+  SerialBlas(const SerialBlas&) = delete;
+  SerialBlas& operator=(const SerialBlas&) = delete;
+};
+
 // The library, opened on the first call.
 const BlasLibrary& blas_library();
 

@@ -4,14 +4,21 @@
 // first use]): potrf, getrf, gesv, geqrf + orgqr, gesdd, syevd, getrf +
 // getri. Each matrix is copied to a column-major buffer (operands may have
 // any strides, a batch dim stride 0) in cache-sized tiles, factorised, and
-// its results copied out through the outputs' strides. A batch of many small matrices runs in parallel, each task with
-// its own buffers from the caching allocator; a large matrix runs alone,
-// and OpenBLAS threads it itself.
+// its results copied out through the outputs' strides. A batch of many
+// small matrices runs in parallel, each task with its own buffers from the
+// caching allocator. A large matrix runs alone: OpenBLAS threads its
+// solve, inverse and Cholesky itself, while QR, SVD and EIGH run OpenBLAS
+// on one thread and apply their reflectors to column blocks in parallel
+// (Note [Serial BLAS]; the same routines gesdd and syevd call, in their order).
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
+
+#include <tbb/parallel_for.h>
 
 #include "blas_library.hpp"
 #include "kernels.hpp"
@@ -35,6 +42,18 @@ template <class T> struct Lapack {
                            const int*, int*, int*, size_t);
   using syevd_t = void (*)(const char*, const char*, const int*, T*, const int*, T*, T*, const int*, int*, const int*,
                            int*, size_t, size_t);
+  // The pieces of syevd and gesdd (Note [Serial BLAS]).
+  using sytrd_t = void (*)(const char*, const int*, T*, const int*, T*, T*, T*, T*, const int*, int*, size_t);
+  using stedc_t = void (*)(const char*, const int*, T*, T*, T*, const int*, T*, const int*, int*, const int*, int*, size_t);
+  using ormtr_t = void (*)(const char*, const char*, const char*, const int*, const int*, const T*, const int*, const T*,
+                           T*, const int*, T*, const int*, int*, size_t, size_t, size_t);
+  using gebrd_t = void (*)(const int*, const int*, T*, const int*, T*, T*, T*, T*, T*, const int*, int*);
+  using bdsdc_t = void (*)(const char*, const char*, const int*, T*, T*, T*, const int*, T*, const int*, T*, int*, T*,
+                           int*, int*, size_t, size_t);
+  using ormbr_t = void (*)(const char*, const char*, const char*, const int*, const int*, const int*, const T*,
+                           const int*, const T*, T*, const int*, T*, const int*, int*, size_t, size_t, size_t);
+  using ormqr_t = void (*)(const char*, const char*, const int*, const int*, const int*, const T*, const int*, const T*,
+                           T*, const int*, T*, const int*, int*, size_t, size_t);
   potrf_t potrf = nullptr;
   getrf_t getrf = nullptr;
   getri_t getri = nullptr;
@@ -43,6 +62,13 @@ template <class T> struct Lapack {
   orgqr_t orgqr = nullptr;
   gesdd_t gesdd = nullptr;
   syevd_t syevd = nullptr;
+  sytrd_t sytrd = nullptr;
+  stedc_t stedc = nullptr;
+  ormtr_t ormtr = nullptr;
+  gebrd_t gebrd = nullptr;
+  bdsdc_t bdsdc = nullptr;
+  ormbr_t ormbr = nullptr;
+  ormqr_t ormqr = nullptr;
   std::string problem;  // why LAPACK is unusable; empty when every routine was found
 };
 
@@ -65,6 +91,13 @@ template <class T> const Lapack<T>& lapack() {
     find(l.orgqr, "orgqr");
     find(l.gesdd, "gesdd");
     find(l.syevd, "syevd");
+    find(l.sytrd, "sytrd");
+    find(l.stedc, "stedc");
+    find(l.ormtr, "ormtr");
+    find(l.gebrd, "gebrd");
+    find(l.bdsdc, "bdsdc");
+    find(l.ormbr, "ormbr");
+    find(l.ormqr, "ormqr");
     return l;
   }();
   return loaded;
@@ -171,6 +204,236 @@ class Workspace {
 // The optimal work size LAPACK reports from a query (lwork = -1).
 template <class T> int work_size(T query) { return std::max(1, static_cast<int>(query)); }
 
+// Whether a large matrix takes the composed QR, SVD or EIGH (Note [Serial
+// BLAS]): several arena threads, and at least 128 reflectors.
+bool composed(const Context& ctx, int64_t k) { return ctx.threads > 1 && k >= 128; }
+
+// A block's own copy of the reflectors (an m x n matrix, column-major, and
+// its tau): with the blocks sharing one, Debian's OpenBLAS 0.3.21 gave a
+// wrong block of U or V^T in about one SVD in a hundred on a loaded
+// machine, so ormqr, ormtr and ormbr must write into their A on some path.
+// The copy costs one pass over the matrix per block.
+template <class T> struct Reflectors {
+  Workspace space;
+  T* a;
+  T* tau;
+  Reflectors(Context& ctx, const T* a_, int64_t m, int64_t n, const T* tau_, int64_t k, size_t work_bytes)
+      : space(ctx, {sizeof(T) * m * n, sizeof(T) * k, work_bytes}), a(space.array<T>(0)), tau(space.array<T>(1)) {
+    std::copy(a_, a_ + m * n, a);
+    std::copy(tau_, tau_ + k, tau);
+  }
+  T* work() const { return space.array<T>(2); }
+};
+
+// body(b0, b1) over [0, total) (columns or rows), one block per arena
+// thread, each of at least 64.
+template <class F> void for_each_block(Context& ctx, int64_t total, F&& body) {
+  const int64_t pieces = std::min<int64_t>(ctx.threads, std::max<int64_t>(1, total / 64));
+  if (pieces <= 1) {
+    body(int64_t{0}, total);
+    return;
+  }
+  ctx.parallel([&] {
+    tbb::parallel_for(int64_t{0}, pieces, [&](int64_t p) { body(total * p / pieces, total * (p + 1) / pieces); });
+  });
+}
+
+// The LAPACK status of a call that cannot fail but for a bad argument.
+void check_status(const tsr_kernel_args& a, int key, int status) {
+  if (status < 0)
+    fail(TSR_ERR_INTERNAL, where(a, key) + "LAPACK rejected argument " + std::to_string(-status) + " (a kernel bug)");
+}
+
+// The largest |x| of a column-major m x n matrix (a NaN stays: comparisons
+// with it fail, so no scaling happens, as in LAPACK).
+template <class T> T max_abs(const T* x, int64_t m, int64_t n, int64_t ld, bool lower_only = false) {
+  T best = 0;
+  for (int64_t c = 0; c < n; ++c)
+    for (int64_t r = lower_only ? c : 0; r < m; ++r) {
+      const T v = std::abs(x[r + c * ld]);
+      if (v > best || std::isnan(v)) best = v;
+    }
+  return best;
+}
+
+template <class T> void scale(T* x, int64_t m, int64_t n, int64_t ld, T by, bool lower_only = false) {
+  for (int64_t c = 0; c < n; ++c)
+    for (int64_t r = lower_only ? c : 0; r < m; ++r) x[r + c * ld] *= by;
+}
+
+// LAPACK's machine constants (dlamch 'S' and 'P'): IEEE's least normal
+// number and the spacing of 1.
+template <class T> constexpr T kSafeMin = std::numeric_limits<T>::min();
+template <class T> constexpr T kEps = std::numeric_limits<T>::epsilon();
+
+// A matrix transposed: its last two dims swapped (a view; no data moves).
+tsr_tensor_desc transposed(const tsr_tensor_desc& d) {
+  tsr_tensor_desc t = d;
+  std::swap(t.shape[d.ndim - 2], t.shape[d.ndim - 1]);
+  std::swap(t.strides[d.ndim - 2], t.strides[d.ndim - 1]);
+  return t;
+}
+
+// QR of a large matrix: geqrf, then Q's columns as blocks of the identity
+// that ormqr multiplies by the reflectors (what orgqr computes, in
+// parallel). A (m x n, column-major, ld m) holds the input and is consumed.
+template <class T, class StoreR>
+void qr_composed(Context& ctx, const tsr_kernel_args& a, int key, const Lapack<T>& L, T* A, T* tau, T* Q, int64_t m,
+                 int64_t n, int64_t c, StoreR store_r) {
+  const int im = static_cast<int>(m), in_ = static_cast<int>(n), ik = static_cast<int>(std::min(m, n));
+  const int ic = static_cast<int>(c);
+  int lwork = 0, status = 0;
+  {
+    T q = 0, dummy = 0;
+    const int minus1 = -1;
+    L.geqrf(&im, &in_, &dummy, &im, &dummy, &q, &minus1, &status);
+    lwork = work_size(q);
+  }
+  {
+    Workspace w(ctx, {sizeof(T) * lwork});
+    L.geqrf(&im, &in_, A, &im, tau, w.array<T>(0), &lwork, &status);
+    check_status(a, key, status);
+  }
+  store_r();
+  int lwork_block = 0;
+  {
+    T q = 0, dummy = 0;
+    const int minus1 = -1;
+    L.ormqr("L", "N", &im, &ic, &ik, &dummy, &im, &dummy, &dummy, &im, &q, &minus1, &status, 1, 1);
+    lwork_block = work_size(q);
+  }
+  for_each_block(ctx, c, [&](int64_t c0, int64_t c1) {
+    for (int64_t j = c0; j < c1; ++j) {
+      std::fill(Q + j * m, Q + (j + 1) * m, T(0));
+      Q[j + j * m] = T(1);
+    }
+    const Reflectors<T> r(ctx, A, m, n, tau, ik, sizeof(T) * lwork_block);
+    const int cols = static_cast<int>(c1 - c0);
+    int st = 0;
+    L.ormqr("L", "N", &im, &cols, &ik, r.a, &im, r.tau, Q + c0 * m, &im, r.work(), &lwork_block, &st, 1, 1);
+    check_status(a, key, st);
+  });
+}
+
+// EIGH of a large matrix with its vectors, as syevd: scale into range,
+// sytrd, stedc, then ormtr over column blocks of the eigenvectors. A (n x
+// n, column-major, lower triangle read) is consumed; w gets the
+// eigenvalues, Z the vectors. Returns stedc's info.
+template <class T> int eigh_composed(Context& ctx, const tsr_kernel_args& a, int key, const Lapack<T>& L, T* A, T* w,
+                                    T* Z, int64_t n) {
+  const int in_ = static_cast<int>(n);
+  const T smlnum = kSafeMin<T> / kEps<T>, rmin = std::sqrt(smlnum), rmax = std::sqrt(T(1) / smlnum);
+  const T anrm = max_abs(A, n, n, n, true);
+  T sigma = 1;
+  if (anrm > 0 && anrm < rmin) sigma = rmin / anrm;
+  else if (anrm > rmax) sigma = rmax / anrm;
+  if (sigma != 1) scale(A, n, n, n, sigma, true);
+  int status = 0, lwork = 0, liwork = 0;
+  {
+    T q1 = 0, q2 = 0, dummy = 0;
+    int iq = 0;
+    const int minus1 = -1;
+    L.sytrd("L", &in_, &dummy, &in_, &dummy, &dummy, &dummy, &q1, &minus1, &status, 1);
+    L.stedc("I", &in_, &dummy, &dummy, &dummy, &in_, &q2, &minus1, &iq, &minus1, &status, 1);
+    lwork = std::max(work_size(q1), work_size(q2));
+    liwork = std::max(1, iq);
+  }
+  Workspace space(ctx, {sizeof(T) * n, sizeof(T) * n, sizeof(T) * lwork, sizeof(int) * liwork});
+  T *e = space.array<T>(0), *tau = space.array<T>(1), *work = space.array<T>(2);
+  L.sytrd("L", &in_, A, &in_, w, e, tau, work, &lwork, &status, 1);
+  check_status(a, key, status);
+  L.stedc("I", &in_, w, e, Z, &in_, work, &lwork, space.array<int>(3), &liwork, &status, 1);
+  check_status(a, key, status);
+  if (status > 0) return status;
+  int lwork_block = 0;
+  {
+    T q = 0, dummy = 0;
+    const int minus1 = -1;
+    int st = 0;
+    L.ormtr("L", "L", "N", &in_, &in_, &dummy, &in_, &dummy, &dummy, &in_, &q, &minus1, &st, 1, 1, 1);
+    lwork_block = work_size(q);
+  }
+  for_each_block(ctx, n, [&](int64_t c0, int64_t c1) {
+    const Reflectors<T> r(ctx, A, n, n, tau, n, sizeof(T) * lwork_block);
+    const int cols = static_cast<int>(c1 - c0);
+    int st = 0;
+    L.ormtr("L", "L", "N", &in_, &cols, r.a, &in_, r.tau, Z + c0 * n, &in_, r.work(), &lwork_block, &st, 1, 1, 1);
+    check_status(a, key, st);
+  });
+  if (sigma != 1)
+    for (int64_t i = 0; i < n; ++i) w[i] /= sigma;
+  return 0;
+}
+
+// SVD with vectors of a large m x n matrix, m >= n but under gesdd's
+// threshold for a QR first (m < 11 n / 6), as gesdd's path 5: scale into
+// range, gebrd, bdsdc, then ormbr over column blocks of U and row blocks
+// of V^T. X (column-major, ld m) is consumed; U is m x uc (uc = m for full
+// matrices, else n; ld m), VT n x n (ld n). Returns bdsdc's info.
+template <class T> int svd_composed(Context& ctx, const tsr_kernel_args& a, int key, const Lapack<T>& L, T* X, T* S,
+                                   T* U, T* VT, int64_t m, int64_t n, int64_t uc) {
+  const int im = static_cast<int>(m), in_ = static_cast<int>(n);
+  const T smlnum = std::sqrt(kSafeMin<T>) / kEps<T>, bignum = T(1) / smlnum;
+  const T anrm = max_abs(X, m, n, m);
+  T to = 0;  // the norm scaled to, when scaled
+  if (anrm > 0 && anrm < smlnum) to = smlnum;
+  else if (anrm > bignum) to = bignum;
+  if (to != 0) scale(X, m, n, m, to / anrm);
+  int status = 0, lwork = 0;
+  {
+    T q = 0, dummy = 0;
+    const int minus1 = -1;
+    L.gebrd(&im, &in_, &dummy, &im, &dummy, &dummy, &dummy, &dummy, &q, &minus1, &status);
+    lwork = work_size(q);
+  }
+  Workspace space(ctx, {sizeof(T) * n, sizeof(T) * n, sizeof(T) * n,
+                        sizeof(T) * std::max<int64_t>(lwork, 3 * n * n + 4 * n), sizeof(int) * 8 * n});
+  T *e = space.array<T>(0), *tauq = space.array<T>(1), *taup = space.array<T>(2), *work = space.array<T>(3);
+  L.gebrd(&im, &in_, X, &im, S, e, tauq, taup, work, &lwork, &status);
+  check_status(a, key, status);
+  // bdsdc writes the n x n top of U; U's other rows and columns are set
+  // below, block by block, before ormbr reads them.
+  L.bdsdc("U", "I", &in_, S, e, U, &im, VT, &in_, nullptr, nullptr, work, space.array<int>(4), &status, 1, 1);
+  check_status(a, key, status);
+  if (status > 0) return status;
+  const int iuc = static_cast<int>(uc);
+  int lwork_q = 0, lwork_p = 0;
+  {
+    T q = 0, dummy = 0;
+    const int minus1 = -1;
+    int st = 0;
+    L.ormbr("Q", "L", "N", &im, &iuc, &in_, &dummy, &im, &dummy, &dummy, &im, &q, &minus1, &st, 1, 1, 1);
+    lwork_q = work_size(q);
+    L.ormbr("P", "R", "T", &in_, &in_, &im, &dummy, &im, &dummy, &dummy, &in_, &q, &minus1, &st, 1, 1, 1);
+    lwork_p = work_size(q);
+  }
+  for_each_block(ctx, uc, [&](int64_t c0, int64_t c1) {
+    for (int64_t j = c0; j < c1; ++j) {
+      T* col = U + j * m;
+      if (j < n) {
+        std::fill(col + n, col + m, T(0));
+      } else {
+        std::fill(col, col + m, T(0));
+        col[j] = T(1);
+      }
+    }
+    const Reflectors<T> r(ctx, X, m, n, tauq, n, sizeof(T) * lwork_q);
+    const int cols = static_cast<int>(c1 - c0);
+    int st = 0;
+    L.ormbr("Q", "L", "N", &im, &cols, &in_, r.a, &im, r.tau, U + c0 * m, &im, r.work(), &lwork_q, &st, 1, 1, 1);
+    check_status(a, key, st);
+  });
+  for_each_block(ctx, n, [&](int64_t r0, int64_t r1) {
+    const Reflectors<T> r(ctx, X, m, n, taup, n, sizeof(T) * lwork_p);
+    const int rows = static_cast<int>(r1 - r0);
+    int st = 0;
+    L.ormbr("P", "R", "T", &rows, &in_, &im, r.a, &im, r.tau, VT + r0, &in_, r.work(), &lwork_p, &st, 1, 1, 1);
+    check_status(a, key, st);
+  });
+  if (to != 0) scale(S, n, 1, n, anrm / to);
+  return 0;
+}
+
 template <int Op, int D> struct LinalgKernel {
   using T = compute_t<D>;
   static constexpr int kParams = Op == TSR_OP_SVD ? 2 : (Op == TSR_OP_CHOLESKY || Op == TSR_OP_QR || Op == TSR_OP_EIGH) ? 1 : 0;
@@ -270,16 +533,30 @@ template <int Op, int D> struct LinalgKernel {
         L.getri(&in_, &dummy, &in_, &ipiv, &query, &minus1, &status);
         lwork = work_size(query);
       }
+      const tsr_tensor_desc in_t = transposed(in), out_t = transposed(out);
+      bool contiguous = true;
+      for (int d = in.ndim - 1, step = 1; d >= 0; step *= static_cast<int>(in.shape[d]), --d)
+        if (in.shape[d] != 1 && in.strides[d] != step) contiguous = false;
       for_each_matrix(ctx, count, n, [&](int64_t b0, int64_t b1) {
         Workspace w(ctx, {sizeof(T) * n * n, sizeof(int) * n, sizeof(T) * lwork});
         T *A = w.array<T>(0), *work = w.array<T>(2);
         int* pivots = w.array<int>(1);
         for (int64_t b = b0; b < b1; ++b) {
-          load_matrix(in, nb, b, A, n);
+          // inv(A)^T = inv(A^T), and a row-major A read column-major is A^T:
+          // so the copies in and out keep their order (no transposing).
+          // PyTorch 1.13 factors A^T too where A is contiguous, and A
+          // otherwise: a singular matrix's info (the zero diagonal element
+          // its message names) follows the same rule.
+          load_matrix(in_t, nb, b, A, n);
           int status = 0;
           L.getrf(&in_, &in_, A, &in_, pivots, &status);
           if (status == 0) L.getri(&in_, A, &in_, pivots, work, &lwork, &status);
-          store_matrix(out, nb, b, A, n);
+          if (status > 0 && !contiguous) {  // singular: the info PyTorch reports (above)
+            load_matrix(in, nb, b, A, n);
+            status = 0;
+            L.getrf(&in_, &in_, A, &in_, pivots, &status);
+          }
+          store_matrix(out_t, nb, b, A, n);
           store_info(a, D, info, nb, b, status);
         }
       });
@@ -299,6 +576,20 @@ template <int Op, int D> struct LinalgKernel {
         L.orgqr(&im, &ic, &ik, &dummy, &im, &dummy, &q2, &minus1, &status);
         lwork = std::max(work_size(q1), work_size(q2));
       }
+      auto store_r = [&](const T* A, int64_t b) {
+        store_matrix(*a.more_outputs[0], nb, b, A, m, [](int64_t r, int64_t col) { return r <= col; });
+      };
+      if (composed(ctx, k)) {
+        SerialBlas serial;
+        Workspace w(ctx, {sizeof(T) * m * n, sizeof(T) * m * c, sizeof(T) * k});
+        T *A = w.array<T>(0), *Q = w.array<T>(1), *tau = w.array<T>(2);
+        for (int64_t b = 0; b < count; ++b) {
+          load_matrix(in, nb, b, A, m);
+          qr_composed(ctx, a, D, L, A, tau, Q, m, n, c, [&] { store_r(A, b); });
+          store_matrix(out, nb, b, Q, m);
+        }
+        return;
+      }
       for_each_matrix(ctx, count, std::max(m, n), [&](int64_t b0, int64_t b1) {
         Workspace w(ctx, {sizeof(T) * m * n, sizeof(T) * m * c, sizeof(T) * k, sizeof(T) * lwork});
         T *A = w.array<T>(0), *Q = w.array<T>(1), *tau = w.array<T>(2), *work = w.array<T>(3);
@@ -306,7 +597,7 @@ template <int Op, int D> struct LinalgKernel {
           load_matrix(in, nb, b, A, m);
           int status = 0;
           L.geqrf(&im, &in_, A, &im, tau, work, &lwork, &status);
-          store_matrix(*a.more_outputs[0], nb, b, A, m, [](int64_t r, int64_t col) { return r <= col; });
+          store_r(A, b);
           // Q from the k reflectors below A's diagonal: its first min(n, c) columns.
           std::copy(A, A + m * std::min(n, c), Q);
           L.orgqr(&im, &ic, &ik, Q, &im, tau, work, &lwork, &status);
@@ -324,6 +615,28 @@ template <int Op, int D> struct LinalgKernel {
         input_shape(*a.more_outputs[1], {vr, n}, "Vh");
       }
       const tsr_tensor_desc& info = info_of(vectors ? 2 : 0);
+      const int64_t big = std::max(m, n);
+      if (vectors && composed(ctx, k) && big < k * 11 / 6) {
+        // Work on the tall one of A and A^T: A^T = V S U^T, so for a wide A
+        // U^T's place is V^T's and V's is U's (as views, transposed).
+        const bool wide = m < n;
+        const tsr_tensor_desc x = wide ? transposed(in) : in;
+        const tsr_tensor_desc u = wide ? transposed(*a.more_outputs[1]) : *a.more_outputs[0];
+        const tsr_tensor_desc vt = wide ? transposed(*a.more_outputs[0]) : *a.more_outputs[1];
+        const int64_t xuc = full ? big : k;
+        SerialBlas serial;
+        Workspace w(ctx, {sizeof(T) * big * k, sizeof(T) * k, sizeof(T) * big * xuc, sizeof(T) * k * k});
+        T *X = w.array<T>(0), *S = w.array<T>(1), *U = w.array<T>(2), *VT = w.array<T>(3);
+        for (int64_t b = 0; b < count; ++b) {
+          load_matrix(x, nb, b, X, big);
+          const int status = svd_composed(ctx, a, D, L, X, S, U, VT, big, k, xuc);
+          store_vector<T>(out, nb, b, S);
+          store_matrix(u, nb, b, U, big);
+          store_matrix(vt, nb, b, VT, k);
+          store_info(a, D, info, nb, b, status);
+        }
+        return;
+      }
       const char jobz = !vectors ? 'N' : full ? 'A' : 'S';
       const int ldu = static_cast<int>(std::max<int64_t>(m, 1)), ldvt = static_cast<int>(std::max<int64_t>(vr, 1));
       int lwork = 0;
@@ -358,6 +671,19 @@ template <int Op, int D> struct LinalgKernel {
       input_shape(out, {n}, "eigenvalues");
       if (vectors) input_shape(*a.more_outputs[0], {n, n}, "eigenvectors");
       const tsr_tensor_desc& info = info_of(vectors ? 1 : 0);
+      if (vectors && composed(ctx, n)) {
+        SerialBlas serial;
+        Workspace space(ctx, {sizeof(T) * n * n, sizeof(T) * n, sizeof(T) * n * n});
+        T *A = space.array<T>(0), *w = space.array<T>(1), *Z = space.array<T>(2);
+        for (int64_t b = 0; b < count; ++b) {
+          load_matrix(in, nb, b, A, n);
+          const int status = eigh_composed(ctx, a, D, L, A, w, Z, n);
+          store_vector<T>(out, nb, b, w);
+          store_matrix(*a.more_outputs[0], nb, b, Z, n);
+          store_info(a, D, info, nb, b, status);
+        }
+        return;
+      }
       const char jobz = vectors ? 'V' : 'N', uplo = 'L';
       int lwork = 0, liwork = 0;
       {

@@ -3,11 +3,13 @@
  * an elementwise function (tsr_math), a binary op of the new ones (floor
  * division), a statistical reduction with options (tsr_reduce_ex: var),
  * a cumulative sum, take, gather, scatter, sort and argsort, nonzero, and
- * linear algebra (cholesky, solve, det, eigh, svdvals, inv's errors);
+ * linear algebra (cholesky, solve, det, eigh, svdvals, inv's errors; QR,
+ * SVD and EIGH of matrices large enough for cpu_tbb's composed path);
  * each result checked against values written here, and each bad call
  * checked for its status and message. Exit status 0 when all hold. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "c99_check.h"
@@ -58,6 +60,100 @@ static void expect(tsr_tensor* t, const double* want, int64_t n, const char* wha
       break;
     }
   tsr_tensor_release(d);
+}
+
+/* The largest |got - want| over n float64 elements, `want` given row-major
+ * and `got` any tensor (released here: callers pass a fresh result);
+ * -1 when it cannot be read. */
+static double max_diff(tsr_tensor* got, const double* want, int64_t n) {
+  double *g = malloc((size_t)n * sizeof(double)), worst = -1;
+  tsr_tensor* c = NULL;
+  int64_t i;
+  if (g != NULL && got != NULL && tsr_contiguous(got, &c) == TSR_OK && tsr_read(c, g, (size_t)n * sizeof(double)) == TSR_OK)
+    for (worst = 0, i = 0; i < n; ++i) worst = fmax(worst, fabs(g[i] - want[i]));
+  tsr_tensor_release(c);
+  tsr_tensor_release(got);
+  free(g);
+  return worst;
+}
+
+/* x y, releasing neither. */
+static tsr_tensor* product(tsr_tensor* x, tsr_tensor* y) {
+  tsr_tensor* p = NULL;
+  CHECK_OK(tsr_matmul(x, y, &p));
+  return p;
+}
+
+/* x y compared with want (n elements) within tol; x and y stay. */
+static void expect_product(tsr_tensor* x, tsr_tensor* y, const double* want, int64_t n, double tol, const char* what) {
+  const double d = max_diff(product(x, y), want, n);
+  if (!(d >= 0 && d < tol)) {
+    fprintf(stderr, "%s: off by %g (tolerance %g)\n", what, d, tol);
+    ++failures;
+  }
+}
+
+/* Large matrices (n = 130 reflectors or more): cpu_tbb composes QR, SVD and
+ * EIGH from LAPACK's pieces there (Note [Serial BLAS]). The 1-d Laplacian
+ * (2 on the diagonal, -1 beside it) has eigenvalues 2 - 2 cos(k pi / (n +
+ * 1)); a smooth wide matrix checks the SVD of the transposed case. */
+static void check_large_linalg(void) {
+  enum { n = 130, wide = 170 };
+  const int64_t square[2] = {n, n}, rect[2] = {n, wide};
+  double *lap = calloc((size_t)n * n, sizeof(double)), *smooth = malloc((size_t)n * wide * sizeof(double));
+  double *want = malloc((size_t)n * n * sizeof(double));
+  tsr_tensor *a, *b, *w = NULL, *v = NULL, *vt = NULL, *vw = NULL, *q = NULL, *r = NULL, *u = NULL, *s = NULL;
+  tsr_tensor *vh = NULL, *us = NULL;
+  int64_t i, j;
+  double d;
+  if (lap == NULL || smooth == NULL || want == NULL) {
+    fprintf(stderr, "check_large_linalg: out of memory\n");
+    ++failures;
+    free(lap);
+    free(smooth);
+    free(want);
+    return;
+  }
+  for (i = 0; i < n; ++i) {
+    lap[i * n + i] = 2.0;
+    if (i > 0) lap[i * n + i - 1] = lap[(i - 1) * n + i] = -1.0;
+    for (j = 0; j < wide; ++j) smooth[i * wide + j] = sin(0.37 * (double)i + 0.11 * (double)(j * j)) + (i == j ? 3.0 : 0.0);
+  }
+  a = doubles(lap, 2, square);
+  b = doubles(smooth, 2, rect);
+  CHECK_OK(tsr_linalg_eigh(a, &w, &v));
+  CHECK_OK(tsr_transpose(v, 0, 1, &vt));
+  CHECK_OK(tsr_binary(TSR_OP_MUL, v, w, &vw));
+  tsr_tensor_retain(w); /* max_diff releases one reference */
+  for (i = 0; i < n; ++i) want[i] = 2.0 - 2.0 * cos((double)(i + 1) * 3.14159265358979323846 / (n + 1));
+  d = max_diff(w, want, n);
+  if (!(d >= 0 && d < 1e-12)) {
+    fprintf(stderr, "eigh of the Laplacian: eigenvalues off by %g\n", d);
+    ++failures;
+  }
+  expect_product(vw, vt, lap, n * n, 1e-12, "eigh: V diag(w) V^T");
+  for (i = 0; i < n * n; ++i) want[i] = i % (n + 1) == 0 ? 1.0 : 0.0;
+  expect_product(vt, v, want, n * n, 1e-12, "eigh: V^T V");
+  CHECK_OK(tsr_linalg_svd(b, 0, &u, &s, &vh)); /* wide: the SVD of b^T, transposed */
+  CHECK_OK(tsr_binary(TSR_OP_MUL, u, s, &us));
+  expect_product(us, vh, smooth, n * wide, 1e-11, "svd: U diag(S) Vh");
+  CHECK_OK(tsr_linalg_qr(a, 1, &q, &r));
+  expect_product(q, r, lap, n * n, 1e-12, "qr: Q R");
+  tsr_tensor_release(w);
+  tsr_tensor_release(v);
+  tsr_tensor_release(vt);
+  tsr_tensor_release(vw);
+  tsr_tensor_release(u);
+  tsr_tensor_release(s);
+  tsr_tensor_release(vh);
+  tsr_tensor_release(us);
+  tsr_tensor_release(q);
+  tsr_tensor_release(r);
+  tsr_tensor_release(a);
+  tsr_tensor_release(b);
+  free(lap);
+  free(smooth);
+  free(want);
 }
 
 int main(int argc, char** argv) {
@@ -226,6 +322,8 @@ int main(int argc, char** argv) {
     tsr_tensor_release(b);
     tsr_tensor_release(sing);
   }
+
+  check_large_linalg();
 
   tsr_tensor_release(nz);
   tsr_tensor_release(values);

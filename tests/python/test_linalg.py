@@ -106,6 +106,11 @@ def hilbert(n, dtype):
 
 SQUARE = [(1, 1), (4, 4), (3, 2, 5, 5)]
 RECT = [(1, 1), (5, 3), (3, 5), (4, 4), (2, 3, 6, 4)]
+# Sizes where cpu_tbb composes QR, SVD and EIGH from LAPACK's pieces
+# (Note [Serial BLAS]): at least 128 reflectors; (300, 140) is past gesdd's
+# threshold for a QR first, so it takes gesdd itself.
+LARGE_SQUARE = [(160, 160), (2, 130, 130)]
+LARGE_RECT = [(200, 150), (150, 200), (160, 160), (300, 140)]
 
 
 # ---- cholesky, lu_factor -----------------------------------------------------------
@@ -268,7 +273,7 @@ def sign_fixed(q, r):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("shape", RECT)
+@pytest.mark.parametrize("shape", RECT + LARGE_RECT)
 def test_qr_reduced_and_complete_reconstruct(dtype, layout, shape):
     a = random(shape, dtype, 10)
     a64, (m, n), k = a.astype(np.float64), shape[-2:], min(shape[-2:])
@@ -293,7 +298,7 @@ def test_qr_reduced_and_complete_reconstruct(dtype, layout, shape):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("shape", RECT)
+@pytest.mark.parametrize("shape", RECT + LARGE_RECT)
 def test_svd_matches_numpy_and_reconstructs(dtype, layout, shape):
     a = random(shape, dtype, 11)
     a64, (m, n), k = a.astype(np.float64), shape[-2:], min(shape[-2:])
@@ -323,7 +328,7 @@ def test_svd_of_rank_deficient_matrices(dtype):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("shape", SQUARE)
+@pytest.mark.parametrize("shape", SQUARE + LARGE_SQUARE)
 def test_eigh_matches_numpy_and_reconstructs(dtype, layout, shape):
     a = symmetric(shape, dtype, 13)
     a64, n = a.astype(np.float64), shape[-1]
@@ -334,6 +339,39 @@ def test_eigh_matches_numpy_and_reconstructs(dtype, layout, shape):
     orthonormal_columns(vn, dtype)
     check_np((vn * wn[..., None, :]) @ mT(vn), a64, dtype, c=50 * n)
     check(L.eigvalsh(laid_out(a, layout)), want_w, dtype, c=50 * n)
+
+
+RANGE_LIMITS = [("float64", 1e-300), ("float64", 1e300), ("float32", 1e-35), ("float32", 1e35)]
+
+
+@pytest.mark.parametrize("dtype,factor", RANGE_LIMITS)
+@pytest.mark.parametrize("shape", [(160, 150), (150, 160)])
+def test_svd_of_large_matrices_near_the_range_limits(dtype, factor, shape):
+    """Values whose squares under- or overflow: the SVD scales the matrix
+    into range first and its singular values back, as gesdd does."""
+    a = (random(shape, "float64", 15) * factor).astype(dtype)
+    a64, k = a.astype(np.float64), min(shape)
+    want = np.linalg.svd(a64, compute_uv=False)
+    u, s, vh = L.svd(T(a), full_matrices=False)
+    sn = N(s).astype(np.float64)
+    np.testing.assert_allclose(sn, want, rtol=50 * k * EPS[dtype], atol=0)
+    un, vhn = N(u).astype(np.float64), N(vh).astype(np.float64)
+    orthonormal_columns(un, dtype)
+    got = (un * (sn / factor)) @ vhn
+    np.testing.assert_allclose(got, a64 / factor, rtol=0, atol=50 * k * EPS[dtype] * np.abs(a64 / factor).max())
+
+
+@pytest.mark.parametrize("dtype,factor", RANGE_LIMITS)
+def test_eigh_of_large_matrices_near_the_range_limits(dtype, factor):
+    a = (symmetric((150, 150), "float64", 16) * factor).astype(dtype)
+    a64 = a.astype(np.float64)
+    w, v = L.eigh(T(a))
+    wn, vn = N(w).astype(np.float64), N(v).astype(np.float64)
+    want = np.linalg.eigvalsh(a64)
+    np.testing.assert_allclose(wn / factor, want / factor, rtol=0, atol=50 * 150 * EPS[dtype] * np.abs(want / factor).max())
+    orthonormal_columns(vn, dtype)
+    got = (vn * (wn / factor)) @ mT(vn)
+    np.testing.assert_allclose(got, a64 / factor, rtol=0, atol=50 * 150 * EPS[dtype] * np.abs(a64 / factor).max())
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -578,6 +616,27 @@ def test_empty_matrices(dtype):
 
 
 SINGULAR = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])  # LU meets an exact 0 pivot
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("m", [SINGULAR, SINGULAR.T, SINGULAR[::-1]])
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_inv_of_a_singular_matrix_says_what_torch_says(dtype, m, layout):
+    """PyTorch 1.13 factors A^T where A is contiguous and A otherwise, and
+    names the zero diagonal element of that LU; so does cpu_tbb."""
+    a = m.astype(dtype)
+    tt = torch.from_numpy(np.ascontiguousarray(a))
+    if layout == "transposed":
+        tt = torch.from_numpy(np.ascontiguousarray(a.T)).mT
+    elif layout == "sliced":
+        big = torch.full((6, 9), float("nan"), dtype=getattr(torch, dtype))
+        big[::2, ::3] = tt
+        tt = big[::2, ::3]
+    with pytest.raises(RuntimeError) as want:
+        torch.linalg.inv(tt)
+    with pytest.raises(L.LinAlgError) as got:
+        L.inv(laid_out(a, layout))
+    assert str(got.value) == str(want.value)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
