@@ -302,10 +302,14 @@ void linalg_svd(const tsr_tensor& a, bool full_matrices, TensorRef* u, TensorRef
     }
     return;
   }
-  // LAPACK's gesdd refuses a NaN as a bad argument: torch's error instead,
-  // from one reduction on the device (NaN != NaN), before the kernel.
+  // LAPACK's gesdd refuses a NaN as a bad argument (an infinity becomes one
+  // when gesdd scales the matrix into range), and reports it through
+  // xerbla: torch's error instead, before the kernel, from elementwise ops
+  // on the device: x - x is NaN exactly where x is not finite, and NaN is
+  // the one value unequal to itself.
   const int32_t matrix_dims[2] = {-2, -1};
-  TensorRef nans = reduce(TSR_OP_SUM, *binary(TSR_OP_NE, a, a), 2, matrix_dims, false);
+  TensorRef diff = binary(TSR_OP_SUB, a, a);
+  TensorRef nans = reduce(TSR_OP_SUM, *binary(TSR_OP_NE, *diff, *diff), 2, matrix_dims, false);
   check_info(*to(nans, TSR_INT32, a.device), s, fn, [](int32_t) {
     return std::string("The algorithm failed to converge because the input matrix contained non-finite values.");
   });
