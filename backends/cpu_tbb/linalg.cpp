@@ -165,15 +165,27 @@ void store_info(const tsr_kernel_args& a, int key, const tsr_tensor_desc& info, 
   static_cast<int32_t*>(info.data)[batch_offset(info, nb, b)] = value;
 }
 
-// body(b0, b1) over the batch's matrices: ranges in parallel when there are
-// several and each is small enough that LAPACK would not thread it (n^3
-// flops); one range, on this thread, otherwise.
-template <class F> void for_each_matrix(Context& ctx, int64_t count, int64_t n, F&& body) {
-  if (n > 128) {
+// OpenBLAS implements potrf, getrf, getrs and getri itself, and each call
+// takes a buffer from its pool under a lock: on small matrices concurrent
+// calls contend for it. On 2 threads against one (2026-12-01), 200000
+// Cholesky factorisations of 4 x 4 took 64 ms against 40, 12500 of 16 x 16
+// 16 ms against 9, 3125 of 32 x 32 7 ms against 12.
+constexpr int64_t kOpenBlasOwnMinParallelN = 32;
+
+// body(b0, b1) over the batch's matrices. Small ones (n <= 128) run with
+// OpenBLAS on one thread (Note [Serial BLAS]: each call would otherwise try
+// OpenBLAS's threads, and a batch of 1000 64 x 64 eigh took 4x NumPy's
+// time), in parallel ranges from n = min_parallel_n on; a large matrix runs
+// alone, on this thread.
+template <class F>
+void for_each_matrix(Context& ctx, int64_t count, int64_t n, F&& body, int64_t min_parallel_n = 1) {
+  if (n > 128 || count <= 1) {
     body(int64_t{0}, count);
     return;
   }
-  maybe_parallel(ctx, count, count * n * n * n, 1, body);
+  SerialBlas serial;
+  if (n < min_parallel_n) body(int64_t{0}, count);
+  else maybe_parallel(ctx, count, count * n * n * n, 1, body);
 }
 
 // One scratch block from the caching allocator cut into arrays (64-byte
@@ -479,7 +491,7 @@ template <int Op, int D> struct LinalgKernel {
           store_matrix(out, nb, b, A, n, [&](int64_t r, int64_t c) { return upper ? r <= c : r >= c; });
           store_info(a, D, info, nb, b, status);
         }
-      });
+      }, kOpenBlasOwnMinParallelN);
     } else if constexpr (Op == TSR_OP_LU) {
       more(2);
       input_shape(out, {m, n}, "output");
@@ -497,7 +509,7 @@ template <int Op, int D> struct LinalgKernel {
           store_vector<int32_t>(*a.more_outputs[0], nb, b, pivots);
           store_info(a, D, info, nb, b, status);
         }
-      });
+      }, kOpenBlasOwnMinParallelN);
     } else if constexpr (Op == TSR_OP_SOLVE) {
       more(1);
       const tsr_tensor_desc& rhs = *a.inputs[1];
@@ -519,7 +531,7 @@ template <int Op, int D> struct LinalgKernel {
           store_matrix(out, nb, b, B, n);
           store_info(a, D, info, nb, b, status);
         }
-      });
+      }, kOpenBlasOwnMinParallelN);
     } else if constexpr (Op == TSR_OP_INV) {
       more(1);
       if (m != n) fail(TSR_ERR_SHAPE, where(a, D) + "the input is not square");
@@ -559,7 +571,7 @@ template <int Op, int D> struct LinalgKernel {
           store_matrix(out_t, nb, b, A, n);
           store_info(a, D, info, nb, b, status);
         }
-      });
+      }, kOpenBlasOwnMinParallelN);
     } else if constexpr (Op == TSR_OP_QR) {
       more(1);
       const bool complete = a.params[0] != 0;
