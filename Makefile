@@ -49,7 +49,7 @@ TSAN_TARGETS := tessera cpu_tbb test_stress cuda_emu test_cuda_emu_ops test_cuda
 test-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=thread $(SANITIZER_FLAGS) $(CMAKE_FLAGS)
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TARGETS)
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir $(TSAN_BUILD) -L threaded --output-on-failure
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir $(TSAN_BUILD) -L threaded --output-on-failure -j $(JOBS)
 
 # The libFuzzer targets (tests/fuzz; clang, ASan + UBSan), FUZZ_SECONDS each
 # from the seed corpora. fuzz_views loads cpu_tbb.so of $(BUILD).
