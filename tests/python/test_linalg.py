@@ -341,6 +341,26 @@ def test_eigh_matches_numpy_and_reconstructs(dtype, layout, shape):
     check(L.eigvalsh(laid_out(a, layout)), want_w, dtype, c=50 * n)
 
 
+def test_openblas_thread_count_is_restored():
+    """cpu_tbb holds OpenBLAS at one thread while it runs QR, SVD and EIGH
+    of large matrices and batches of small ones (Note [Serial BLAS]), and
+    restores the process-wide count after, also when calls overlap."""
+    import ctypes
+    import threading
+    blas = ctypes.CDLL("libopenblas.so.0")  # the library cpu_tbb opens, by the same name
+    before = blas.openblas_get_num_threads()
+    big, batch = T(random((200, 160), "float64", 40)), T(symmetric((50, 8, 8), "float64", 41))
+    calls = [lambda: L.qr(big), lambda: L.svd(big), lambda: L.eigh(batch), lambda: L.inv(batch)]
+    for f in calls:
+        f()
+    workers = [threading.Thread(target=lambda f=f: [f() for _ in range(20)]) for f in calls * 2]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert blas.openblas_get_num_threads() == before
+
+
 RANGE_LIMITS = [("float64", 1e-300), ("float64", 1e300), ("float32", 1e-35), ("float32", 1e35)]
 
 
