@@ -159,10 +159,15 @@ template <class V, class T> void store_vector(const tsr_tensor_desc& d, int nb, 
   for (int64_t i = 0; i < d.shape[nb]; ++i) p[i * d.strides[nb]] = static_cast<V>(v[i]);
 }
 
-// LAPACK's info for matrix b; a negative one names a bad argument: our bug.
+// A negative LAPACK status names a bad argument: our bug.
+void check_status(const tsr_kernel_args& a, int key, int status) {
+  if (status < 0)
+    fail(TSR_ERR_INTERNAL, where(a, key) + "LAPACK rejected argument " + std::to_string(-status) + " (a kernel bug)");
+}
+
+// LAPACK's info for matrix b (a negative one is our bug).
 void store_info(const tsr_kernel_args& a, int key, const tsr_tensor_desc& info, int nb, int64_t b, int value) {
-  if (value < 0)
-    fail(TSR_ERR_INTERNAL, where(a, key) + "LAPACK rejected argument " + std::to_string(-value) + " (a kernel bug)");
+  check_status(a, key, value);
   static_cast<int32_t*>(info.data)[batch_offset(info, nb, b)] = value;
 }
 
@@ -251,12 +256,6 @@ template <class F> void for_each_block(Context& ctx, int64_t total, F&& body) {
   });
 }
 
-// The LAPACK status of a call that cannot fail but for a bad argument.
-void check_status(const tsr_kernel_args& a, int key, int status) {
-  if (status < 0)
-    fail(TSR_ERR_INTERNAL, where(a, key) + "LAPACK rejected argument " + std::to_string(-status) + " (a kernel bug)");
-}
-
 // The largest |x| of a column-major m x n matrix (a NaN stays: comparisons
 // with it fail, so no scaling happens, as in LAPACK).
 template <class T> T max_abs(const T* x, int64_t m, int64_t n, int64_t ld, bool lower_only = false) {
@@ -287,31 +286,18 @@ tsr_tensor_desc transposed(const tsr_tensor_desc& d) {
   return t;
 }
 
-// QR of a large matrix: geqrf, then Q's columns as blocks of the identity
-// that ormqr multiplies by the reflectors (what orgqr computes, in
-// parallel). A (m x n, column-major, ld m) holds the input and is consumed.
-template <class T, class StoreR>
-void qr_composed(Context& ctx, const tsr_kernel_args& a, int key, const Lapack<T>& L, T* A, T* tau, T* Q, int64_t m,
-                 int64_t n, int64_t c, StoreR store_r) {
-  const int im = static_cast<int>(m), in_ = static_cast<int>(n), ik = static_cast<int>(std::min(m, n));
-  const int ic = static_cast<int>(c);
-  int lwork = 0, status = 0;
-  {
-    T q = 0, dummy = 0;
-    const int minus1 = -1;
-    L.geqrf(&im, &in_, &dummy, &im, &dummy, &q, &minus1, &status);
-    lwork = work_size(q);
-  }
-  {
-    Workspace w(ctx, {sizeof(T) * lwork});
-    L.geqrf(&im, &in_, A, &im, tau, w.array<T>(0), &lwork, &status);
-    check_status(a, key, status);
-  }
-  store_r();
+// Q of a large QR from geqrf's reflectors in A (m x n, column-major, ld m)
+// and tau: Q's c columns as blocks of the identity that ormqr multiplies by
+// the reflectors (what orgqr computes, in parallel; Note [Serial BLAS]).
+template <class T>
+void q_from_reflectors(Context& ctx, const tsr_kernel_args& a, int key, const Lapack<T>& L, const T* A, const T* tau,
+                       T* Q, int64_t m, int64_t n, int64_t c) {
+  const int im = static_cast<int>(m), ik = static_cast<int>(std::min(m, n)), ic = static_cast<int>(c);
   int lwork_block = 0;
   {
     T q = 0, dummy = 0;
     const int minus1 = -1;
+    int status = 0;
     L.ormqr("L", "N", &im, &ic, &ik, &dummy, &im, &dummy, &dummy, &im, &q, &minus1, &status, 1, 1);
     lwork_block = work_size(q);
   }
@@ -475,13 +461,16 @@ template <int Op, int D> struct LinalgKernel {
       backend::check_linalg_shape("cpu_tbb", a, D, d, TSR_INT32, nb, {}, "info");
       return d;
     };
-    // SVD of a large matrix, composed or not: OpenBLAS on one thread for
-    // gebrd (Note [Serial BLAS]). gesdd alone (singular values only, or a
+    // OpenBLAS on one thread (Note [Serial BLAS]) for a composed QR, and for
+    // any SVD of a large matrix: gesdd alone (singular values only, or a
     // tall matrix it first reduces by QR) gained 20 % at 512 x 512 and 24 %
-    // at 1024 x 256. (syevd did not: its sytrd at n = 1024 lost 12 %.)
+    // at 1024 x 256 from gebrd on one thread. (A composed EIGH holds it
+    // below; syevd alone did not gain: its sytrd at n = 1024 lost 12 %.)
     std::optional<SerialBlas> serial;
     if constexpr (Op == TSR_OP_SVD)
       if (std::max(m, n) > 128) serial.emplace();
+    if constexpr (Op == TSR_OP_QR)
+      if (composed(ctx, k)) serial.emplace();
     if constexpr (Op == TSR_OP_CHOLESKY) {
       more(1);
       const bool upper = a.params[0] != 0;
@@ -596,20 +585,7 @@ template <int Op, int D> struct LinalgKernel {
         L.orgqr(&im, &ic, &ik, &dummy, &im, &dummy, &q2, &minus1, &status);
         lwork = std::max(work_size(q1), work_size(q2));
       }
-      auto store_r = [&](const T* A, int64_t b) {
-        store_matrix(*a.more_outputs[0], nb, b, A, m, [](int64_t r, int64_t col) { return r <= col; });
-      };
-      if (composed(ctx, k)) {
-        SerialBlas serial;
-        Workspace w(ctx, {sizeof(T) * m * n, sizeof(T) * m * c, sizeof(T) * k});
-        T *A = w.array<T>(0), *Q = w.array<T>(1), *tau = w.array<T>(2);
-        for (int64_t b = 0; b < count; ++b) {
-          load_matrix(in, nb, b, A, m);
-          qr_composed(ctx, a, D, L, A, tau, Q, m, n, c, [&] { store_r(A, b); });
-          store_matrix(out, nb, b, Q, m);
-        }
-        return;
-      }
+      const bool compose = composed(ctx, k);
       for_each_matrix(ctx, count, std::max(m, n), [&](int64_t b0, int64_t b1) {
         Workspace w(ctx, {sizeof(T) * m * n, sizeof(T) * m * c, sizeof(T) * k, sizeof(T) * lwork});
         T *A = w.array<T>(0), *Q = w.array<T>(1), *tau = w.array<T>(2), *work = w.array<T>(3);
@@ -617,11 +593,17 @@ template <int Op, int D> struct LinalgKernel {
           load_matrix(in, nb, b, A, m);
           int status = 0;
           L.geqrf(&im, &in_, A, &im, tau, work, &lwork, &status);
-          store_r(A, b);
+          check_status(a, D, status);
+          store_matrix(*a.more_outputs[0], nb, b, A, m, [](int64_t r, int64_t col) { return r <= col; });
+          if (compose) {
+            q_from_reflectors(ctx, a, D, L, A, tau, Q, m, n, c);
+            store_matrix(out, nb, b, Q, m);
+            continue;
+          }
           // Q from the k reflectors below A's diagonal: its first min(n, c) columns.
           std::copy(A, A + m * std::min(n, c), Q);
           L.orgqr(&im, &ic, &ik, Q, &im, tau, work, &lwork, &status);
-          if (status < 0) fail(TSR_ERR_INTERNAL, where(a, D) + "LAPACK rejected argument " + std::to_string(-status));
+          check_status(a, D, status);
           store_matrix(out, nb, b, Q, m);
         }
       });
@@ -644,7 +626,6 @@ template <int Op, int D> struct LinalgKernel {
         const tsr_tensor_desc u = wide ? transposed(*a.more_outputs[1]) : *a.more_outputs[0];
         const tsr_tensor_desc vt = wide ? transposed(*a.more_outputs[0]) : *a.more_outputs[1];
         const int64_t xuc = full ? big : k;
-        SerialBlas serial;
         Workspace w(ctx, {sizeof(T) * big * k, sizeof(T) * k, sizeof(T) * big * xuc, sizeof(T) * k * k});
         T *X = w.array<T>(0), *S = w.array<T>(1), *U = w.array<T>(2), *VT = w.array<T>(3);
         for (int64_t b = 0; b < count; ++b) {

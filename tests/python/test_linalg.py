@@ -349,6 +349,8 @@ def test_openblas_thread_count_is_restored():
     import threading
     blas = ctypes.CDLL("libopenblas.so.0")  # the library cpu_tbb opens, by the same name
     before = blas.openblas_get_num_threads()
+    if before == 1:
+        pytest.skip("OpenBLAS runs one thread here: nothing to restore")
     big, batch = T(random((200, 160), "float64", 40)), T(symmetric((50, 8, 8), "float64", 41))
     calls = [lambda: L.qr(big), lambda: L.svd(big), lambda: L.eigh(batch), lambda: L.inv(batch)]
     for f in calls:
