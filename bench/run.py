@@ -93,6 +93,13 @@ WORKLOADS = {
                   "a @ b"),
         "numpy": ("a = np.random.rand(1024, 1024); b = np.random.rand(1024, 1024)", "a @ b"),
     },
+    # Issue 20: complex64 (cgemm), 8 real flops per complex multiply-add.
+    "matmul_1024_c64": {
+        "torch": ("a = torch.rand(1024, 1024, dtype=torch.complex64); b = torch.rand(1024, 1024, dtype=torch.complex64)",
+                  "a @ b"),
+        "numpy": ("a = (np.random.rand(1024, 1024) + 1j * np.random.rand(1024, 1024)).astype(np.complex64); "
+                  "b = (np.random.rand(1024, 1024) + 1j * np.random.rand(1024, 1024)).astype(np.complex64)", "a @ b"),
+    },
     "tiny_add": {
         "torch": ("a = torch.rand(1); b = torch.rand(1)", "a + b"),
         "numpy": ("a = np.random.rand(1).astype(np.float32); b = np.random.rand(1).astype(np.float32)", "a + b"),
@@ -232,6 +239,7 @@ TARGETS = {
     "qr_1024": {"min_speedup": 1.0},
     "svd_512": {"min_speedup": 1.0},
     "eigh_512": {"min_speedup": 1.0},
+    "matmul_1024_c64": {"min_speedup": 1.0},
 }
 
 

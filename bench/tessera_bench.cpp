@@ -48,6 +48,14 @@ void ok(tsr_status st, const char* what) {
 // of the same kind as the Python side (torch.rand / numpy.random.rand).
 tsr_tensor* uniform(std::vector<int64_t> shape, tsr_dtype dtype, double lo = 0.0, double hi = 1.0) {
   tsr_tensor *r = nullptr, *s = nullptr, *t = nullptr;
+  if (tsr_dtype_is_complex(dtype)) {  // both parts uniform in [lo, hi), as torch.rand's complex
+    tsr_tensor* re = uniform(shape, static_cast<tsr_dtype>(tsr_dtype_real(dtype)), lo, hi);
+    tsr_tensor* im = uniform(shape, static_cast<tsr_dtype>(tsr_dtype_real(dtype)), lo, hi);
+    OK(tsr_binary_scalar(TSR_OP_MUL, im, tsr_scalar_complex(0.0, 1.0), 0, &s));
+    OK(tsr_binary(TSR_OP_ADD, re, s, &t));
+    for (tsr_tensor* x : {re, im, s}) tsr_tensor_release(x);
+    return t;
+  }
   OK(tsr_rand(g_rt, static_cast<int32_t>(shape.size()), shape.data(), dtype, kCpu, &r));
   tsr_scalar scale{TSR_SCALAR_FLOAT, 0, hi - lo, 0}, shift{TSR_SCALAR_FLOAT, 0, lo, 0};
   OK(tsr_binary_scalar(TSR_OP_MUL, r, scale, 0, &s));
@@ -175,7 +183,8 @@ void matmul(benchmark::State& state, int64_t n, tsr_dtype dtype) {
     OK(tsr_matmul(in[0], in[1], &c));
     tsr_tensor_release(c);
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(n * n * n) * static_cast<double>(state.iterations()) / 1e9,
+  const double flops_per_fma = tsr_dtype_is_complex(dtype) ? 8.0 : 2.0;  // a complex multiply-add is 8 real flops
+  state.counters["GFLOP/s"] = benchmark::Counter(flops_per_fma * static_cast<double>(n * n * n) * static_cast<double>(state.iterations()) / 1e9,
                                                  benchmark::Counter::kIsRate);
 }
 
@@ -532,6 +541,7 @@ void register_all() {
   add("matmul_1024_f32", [](benchmark::State& s) { matmul(s, 1024, TSR_FLOAT32); });
   add("matmul_2048_f32", [](benchmark::State& s) { matmul(s, 2048, TSR_FLOAT32); });
   add("matmul_1024_f64", [](benchmark::State& s) { matmul(s, 1024, TSR_FLOAT64); });
+  add("matmul_1024_c64", [](benchmark::State& s) { matmul(s, 1024, TSR_COMPLEX64); });
   add("tiny_add", tiny_add);
   add("mlp_forward", mlp_forward);
   add("triad_2^24", triad);

@@ -85,9 +85,13 @@ TensorRef wrap_host(const tsr_tensor& t, const void* host, size_t host_nbytes, c
 namespace tessera::rt {
 
 tsr_scalar read_item(const tsr_tensor& t) {
-  unsigned char bytes[8] = {};
+  unsigned char bytes[16] = {};  // the widest element: complex128
   read_to_host(t, bytes, sizeof bytes);
   tsr_scalar s{};
+  if (tsr_dtype_is_complex(t.dtype)) {
+    const std::complex<double> v = value_as_complex(t.dtype, bytes, 0);
+    return tsr_scalar_complex(v.real(), v.imag());
+  }
   if (tsr_dtype_is_floating(t.dtype)) {
     s.kind = TSR_SCALAR_FLOAT;
     s.f = value_as_double(t.dtype, bytes, 0);

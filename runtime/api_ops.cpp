@@ -220,7 +220,7 @@ tsr_status tsr_get_finfo(tsr_dtype dtype, tsr_finfo* out) {
     require_out(out);
     if (out->struct_size < TSR_STRUCT_SIZE(tsr_finfo, tiny))
       fail(TSR_ERR_INVALID_ARGUMENT, "tsr_finfo.struct_size is too small; set it to TSR_FINFO_STRUCT_SIZE");
-    switch (dtype) {
+    switch (tsr_dtype_real(dtype)) {  // a complex dtype: its parts' (the Array API's finfo)
       case TSR_FLOAT32: out->bits = 32, out->eps = FLT_EPSILON, out->max = FLT_MAX, out->tiny = FLT_MIN; break;
       case TSR_FLOAT64: out->bits = 64, out->eps = DBL_EPSILON, out->max = DBL_MAX, out->tiny = DBL_MIN; break;
       case TSR_FLOAT16: out->bits = 16, out->eps = 0.0009765625, out->max = 65504.0, out->tiny = 6.103515625e-05; break;

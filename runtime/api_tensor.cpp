@@ -214,6 +214,20 @@ tsr_status tsr_transpose(tsr_tensor* t, int32_t dim0, int32_t dim1, tsr_tensor**
 
 tsr_status tsr_t(tsr_tensor* t, tsr_tensor** out) { TSR_VIEW_FN(reverse_dims(src.layout)); }
 
+tsr_status tsr_real(tsr_tensor* t, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(complex_part(require(t, "tensor"), false), out);
+  });
+}
+
+tsr_status tsr_imag(tsr_tensor* t, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(complex_part(require(t, "tensor"), true), out);
+  });
+}
+
 tsr_status tsr_permute(tsr_tensor* t, int32_t ndim, const int32_t* dims, tsr_tensor** out) {
   TSR_VIEW_FN(permute(src.layout, ndim, list_arg(ndim, dims, "dims")));
 }

@@ -93,6 +93,8 @@ CloseTolerance default_tolerance(int32_t dtype) {
     case TSR_BFLOAT16: return {1.6e-2, 1e-5};
     case TSR_FLOAT32: return {1.3e-6, 1e-5};
     case TSR_FLOAT64: return {1e-7, 1e-7};
+    case TSR_COMPLEX64: return {1.3e-6, 1e-5};
+    case TSR_COMPLEX128: return {1e-7, 1e-7};
     default: return {0.0, 0.0};
   }
 }
@@ -100,38 +102,42 @@ CloseTolerance default_tolerance(int32_t dtype) {
 std::string compare_close(const HostTensor& actual, const HostTensor& expected, double rtol, double atol,
                           bool equal_nan) {
   const int64_t n = host_numel(actual);
-  const bool floating = tsr_dtype_is_floating(actual.dtype) || tsr_dtype_is_floating(expected.dtype);
+  const bool floating = tsr_dtype_is_floating(actual.dtype) || tsr_dtype_is_floating(expected.dtype) ||
+                        tsr_dtype_is_complex(actual.dtype) || tsr_dtype_is_complex(expected.dtype);
   const bool zero_tolerance = rtol == 0 && atol == 0;
   const std::string extra_prefix = "Mismatched elements: ";
 
   if (floating) {
-    std::vector<double> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
+    // As complex values (a real one has imaginary part 0, and |x + 0i| = |x|
+    // exactly): torch.isclose on complex128 is this arithmetic.
+    std::vector<std::complex<double>> a(static_cast<size_t>(n)), b(static_cast<size_t>(n));
     std::vector<bool> mismatch(static_cast<size_t>(n));
     int64_t mismatches = 0;
+    auto isnan = [](std::complex<double> v) { return std::isnan(v.real()) || std::isnan(v.imag()); };
     for (int64_t i = 0; i < n; ++i) {
-      a[i] = value_as_double(actual.dtype, actual.data, i);
-      b[i] = value_as_double(expected.dtype, expected.data, i);
+      a[i] = value_as_complex(actual.dtype, actual.data, i);
+      b[i] = value_as_complex(expected.dtype, expected.data, i);
       // torch.isclose: equal, or both NaN when asked, or a finite error within tolerance.
-      bool close = a[i] == b[i] || (equal_nan && std::isnan(a[i]) && std::isnan(b[i]));
+      bool close = a[i] == b[i] || (equal_nan && isnan(a[i]) && isnan(b[i]));
       if (!close && !zero_tolerance) {
-        const double error = std::fabs(a[i] - b[i]);
-        close = std::isfinite(error) && error <= atol + std::fabs(rtol * b[i]);
+        const double error = std::abs(a[i] - b[i]);
+        close = std::isfinite(error) && error <= atol + std::abs(rtol * b[i]);
       }
       mismatch[i] = !close;
       mismatches += !close;
     }
     if (mismatches == 0) return "";
     if (actual.ndim == 0) {
-      const double abs_diff = std::fabs(a[0] - b[0]);
-      const double rel_diff = b[0] == 0 ? INFINITY : abs_diff / std::fabs(b[0]);
+      const double abs_diff = std::abs(a[0] - b[0]);
+      const double rel_diff = b[0] == 0.0 ? INFINITY : abs_diff / std::abs(b[0]);
       return mismatch_message("Scalars", "", python_float_repr(abs_diff), "", atol, python_float_repr(rel_diff), "",
                               rtol);
     }
     std::vector<double> abs_diff(static_cast<size_t>(n), 0.0), rel_diff(static_cast<size_t>(n), 0.0);
     for (int64_t i = 0; i < n; ++i) {
       if (!mismatch[i]) continue;
-      abs_diff[i] = std::fabs(a[i] - b[i]);
-      rel_diff[i] = abs_diff[i] / std::fabs(b[i]);
+      abs_diff[i] = std::abs(a[i] - b[i]);
+      rel_diff[i] = abs_diff[i] / std::abs(b[i]);
     }
     const int64_t ai = argmax_first(abs_diff), ri = argmax_first(rel_diff);
     const std::string extra = extra_prefix + std::to_string(mismatches) + " / " + std::to_string(n) + " (" +

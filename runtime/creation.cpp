@@ -14,7 +14,9 @@ void check_dtype(int32_t dtype) {
   if (dtype < 0 || dtype >= TSR_DTYPE_COUNT) fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype " + std::to_string(dtype));
 }
 
-double scalar_value(const tsr_scalar& s) { return s.kind == TSR_SCALAR_FLOAT ? s.f : static_cast<double>(s.i); }
+double scalar_value(const tsr_scalar& s) {
+  return s.kind == TSR_SCALAR_FLOAT || s.kind == TSR_SCALAR_COMPLEX ? s.f : static_cast<double>(s.i);
+}
 }  // namespace
 
 int32_t scalar_dtype(const tsr_scalar& s) {
@@ -22,6 +24,7 @@ int32_t scalar_dtype(const tsr_scalar& s) {
     case TSR_SCALAR_FLOAT: return TSR_FLOAT32;
     case TSR_SCALAR_INT: return TSR_INT64;
     case TSR_SCALAR_BOOL: return TSR_BOOL;
+    case TSR_SCALAR_COMPLEX: return TSR_COMPLEX64;  // the default complex dtype
     default: fail(TSR_ERR_INVALID_ARGUMENT, "invalid scalar kind " + std::to_string(s.kind));
   }
 }
@@ -53,7 +56,12 @@ static const char* c10_type_name(int32_t dtype) {
 }
 
 static void check_fits(const tsr_scalar& value, int32_t dtype) {
-  if (dtype == TSR_BOOL) return;
+  if (dtype == TSR_BOOL || tsr_dtype_is_complex(dtype)) return;
+  // c10's checked conversion: a complex value fits a real dtype only without
+  // an imaginary part.
+  if (value.kind == TSR_SCALAR_COMPLEX && tsr_scalar_imag(value) != 0.0)
+    fail(TSR_ERR_INVALID_ARGUMENT, std::string("value cannot be converted to type ") + c10_type_name(dtype) +
+                                       " without overflow");
   double lo = 0, hi = 0;
   switch (dtype) {
     case TSR_INT8: lo = -128.0, hi = 127.0; break;
@@ -72,7 +80,7 @@ static void check_fits(const tsr_scalar& value, int32_t dtype) {
     default: return;
   }
   bool ok;
-  if (value.kind == TSR_SCALAR_FLOAT) {
+  if (value.kind == TSR_SCALAR_FLOAT || value.kind == TSR_SCALAR_COMPLEX) {
     // c10 compares the float itself with the limits (127.9 overflows int8),
     // and only whole numbers may wrap into uint8 (and uint16/32/64).
     double v = value.f;
@@ -120,6 +128,9 @@ TensorRef full(tsr_runtime& rt, int32_t ndim, const int64_t* shape, tsr_scalar v
 
 TensorRef arange(tsr_runtime& rt, tsr_scalar start, tsr_scalar end, tsr_scalar step, int32_t dtype,
                  tsr_device device) {
+  if (start.kind == TSR_SCALAR_COMPLEX || end.kind == TSR_SCALAR_COMPLEX || step.kind == TSR_SCALAR_COMPLEX ||
+      tsr_dtype_is_complex(dtype))
+    fail(TSR_ERR_TYPE, "arange is not defined for complex numbers");
   bool all_int = start.kind != TSR_SCALAR_FLOAT && end.kind != TSR_SCALAR_FLOAT && step.kind != TSR_SCALAR_FLOAT;
   if (dtype == TSR_DTYPE_UNDEFINED) dtype = all_int ? TSR_INT64 : TSR_FLOAT32;
   check_dtype(dtype);
@@ -152,6 +163,7 @@ TensorRef arange(tsr_runtime& rt, tsr_scalar start, tsr_scalar end, tsr_scalar s
 TensorRef linspace(tsr_runtime& rt, double start, double end, int64_t steps, int32_t dtype, tsr_device device) {
   if (dtype == TSR_DTYPE_UNDEFINED) dtype = TSR_FLOAT32;
   check_dtype(dtype);
+  if (tsr_dtype_is_complex(dtype)) fail(TSR_ERR_TYPE, "linspace is not defined for complex dtypes here yet");
   if (steps < 0) fail(TSR_ERR_INVALID_ARGUMENT, "number of steps must be non-negative");
   TensorRef t = empty(rt, 1, &steps, dtype, device);
   if (steps == 0) return t;

@@ -11,8 +11,18 @@
 
 namespace tessera::rt {
 
+void check_op_takes_dtype(int32_t op, int32_t dtype) {
+  if (tsr_op_takes_dtype(op, dtype)) return;
+  fail(TSR_ERR_TYPE, std::string(tsr_op_name(op)) + " is not defined for " + tsr_dtype_name(dtype) + " tensors" +
+                         (tsr_dtype_is_complex(dtype) && tsr_op_takes_dtype(op, TSR_FLOAT32) &&
+                                  tsr_op_takes_dtype(op, TSR_BOOL)
+                              ? " (complex numbers have no order)"
+                              : ""));
+}
+
 namespace {
 [[noreturn]] void missing_kernel(const tsr_runtime& rt, tsr_device device, int32_t op, int32_t dtype) {
+  check_op_takes_dtype(op, dtype);
   fail(TSR_ERR_UNSUPPORTED, std::string(tsr_op_name(op)) + ": not supported on device " +
                                 rt.registry.device_name(device) + " for dtype " + tsr_dtype_name(dtype) +
                                 "; supported on: " + rt.registry.devices_with_kernel(op, dtype));

@@ -24,6 +24,11 @@ bool is_float_only(int32_t op) { return tsr_op_takes_dtype(op, TSR_FLOAT32) && !
 
 // The error for a dtype outside the op's DTYPES column.
 [[noreturn]] void refuse_dtype(int32_t op, int32_t dtype) {
+  if (tsr_dtype_is_complex(dtype))
+    fail(TSR_ERR_TYPE, std::string(tsr_op_name(op)) + " is not defined for complex dtypes (" + tsr_dtype_name(dtype) +
+                           ")" + (tsr_op_kind(op) == TSR_OP_KIND_COMPARE || op == TSR_OP_MAXIMUM || op == TSR_OP_MINIMUM
+                                      ? ": complex numbers have no order"
+                                      : ""));
   const char* which = tsr_op_takes_dtype(op, TSR_BOOL) ? "integer and bool"
                       : tsr_op_takes_dtype(op, TSR_INT64) && !tsr_op_takes_dtype(op, TSR_FLOAT32) ? "integer"
                                                                                                    : "numeric";
@@ -46,7 +51,7 @@ int32_t compute_dtype(int32_t op, int32_t a, int32_t b, int32_t common) {
     fail(TSR_ERR_TYPE,
          "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
          "use the `~` or `logical_not()` operator instead.");
-  if (is_float_only(op) && !tsr_dtype_is_floating(common)) return TSR_FLOAT32;
+  if (is_float_only(op) && !tsr_dtype_is_floating(common) && !tsr_dtype_is_complex(common)) return TSR_FLOAT32;
   if (!tsr_op_takes_dtype(op, common)) refuse_dtype(op, common);
   return common;
 }
@@ -87,7 +92,10 @@ TensorRef scalar_tensor(tsr_runtime& rt, tsr_scalar s, int32_t dtype, tsr_device
 
 Operand operand_of(const tsr_tensor& t) { return Operand{t.dtype, t.layout.ndim == 0, false}; }
 Operand operand_of(const tsr_scalar& s) {
-  int32_t dtype = s.kind == TSR_SCALAR_FLOAT ? TSR_FLOAT64 : s.kind == TSR_SCALAR_INT ? TSR_INT64 : TSR_BOOL;
+  int32_t dtype = s.kind == TSR_SCALAR_FLOAT     ? TSR_FLOAT64
+                  : s.kind == TSR_SCALAR_INT     ? TSR_INT64
+                  : s.kind == TSR_SCALAR_COMPLEX ? TSR_COMPLEX128
+                                                 : TSR_BOOL;
   return Operand{dtype, true, true};
 }
 
@@ -247,10 +255,14 @@ int32_t unary_compute_dtype(int32_t op, int32_t dtype) {
     fail(TSR_ERR_TYPE,
          "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use "
          "the `~` or `logical_not()` operator instead.");
-  if (is_float_only(op) && !tsr_dtype_is_floating(dtype)) return TSR_FLOAT32;
+  if (is_float_only(op) && !tsr_dtype_is_floating(dtype) && !tsr_dtype_is_complex(dtype)) return TSR_FLOAT32;
   if (!tsr_op_takes_dtype(op, dtype)) refuse_dtype(op, dtype);
   return dtype;
 }
+
+// The dtype a unary op writes: its compute dtype, but ABS of a complex one
+// gives the real dtype of its parts (Note [Complex dtypes]).
+int32_t unary_result_dtype(int32_t op, int32_t compute) { return op == TSR_OP_ABS ? tsr_dtype_real(compute) : compute; }
 }  // namespace
 
 TensorRef unary(int32_t op, const tsr_tensor& a) {
@@ -258,9 +270,10 @@ TensorRef unary(int32_t op, const tsr_tensor& a) {
   int32_t compute = unary_compute_dtype(op, a.dtype);
   TensorRef keep;
   const tsr_tensor& ac = in_dtype(a, compute, keep);
+  const int32_t result = unary_result_dtype(op, compute);
   // The result keeps the input's dense strides (dense_like); row-major ones need no work.
-  TensorRef out = row_major_strides(ac.layout) ? make_result(ac, ac.layout.ndim, ac.layout.shape.data(), compute)
-                                               : make_tensor(*a.rt, dense_like(ac.layout), compute, a.device);
+  TensorRef out = row_major_strides(ac.layout) ? make_result(ac, ac.layout.ndim, ac.layout.shape.data(), result)
+                                               : make_tensor(*a.rt, dense_like(ac.layout), result, a.device);
   if (out->layout.numel() == 0) return out;
   tsr_tensor_desc din, dout;
   fill_desc(ac, din);
@@ -273,10 +286,11 @@ void unary_out(int32_t op, const tsr_tensor& a, const tsr_tensor& out) {
   check_op(op, is_unary(op), "a unary op");
   check_same_device(a, out);
   const int32_t compute = unary_compute_dtype(op, a.dtype);
-  check_output(out, compute);
+  const int32_t result = unary_result_dtype(op, compute);
+  check_output(out, result);
   check_broadcasts_to_output(a, out);
   if (out.layout.numel() == 0) return;
-  if (compute != out.dtype) {  // compute, then cast into out
+  if (result != out.dtype) {  // compute, then cast into out
     TensorRef result = unary(op, a);
     copy_into(out, *result);
     return;

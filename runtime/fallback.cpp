@@ -84,6 +84,7 @@ void launch_on_cpu(tsr_runtime& rt, const DeviceType& type, tsr_device device, i
                    std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& output,
                    const tsr_kernel_args& args_template) {
   const KernelSlot& cpu = rt.registry.kernel(TSR_DEVICE_CPU, op, key_dtype);
+  if (cpu.fn == nullptr) check_op_takes_dtype(op, key_dtype);
   if (cpu.fn == nullptr)
     fail(TSR_ERR_UNSUPPORTED, std::string(tsr_op_name(op)) + ": not supported on device " +
                                   rt.registry.device_name(device) + " for dtype " + tsr_dtype_name(key_dtype) +

@@ -20,6 +20,12 @@ tsr_status call_kernel(const tsr_runtime& rt, tsr_device device, int32_t op, int
                                 const LoadedPlugin* plugin, tsr_status status, const std::string& why,
                                 const char* where);
 
+// TSR_ERR_TYPE when the op's contract does not define key dtype `dtype`
+// (sort of complex numbers): no plugin could have a kernel for it. Called
+// where no kernel was found, so the common path pays nothing. Defined in
+// dispatch.cpp.
+void check_op_takes_dtype(int32_t op, int32_t dtype);
+
 // Runs (op, key_dtype) with the CPU kernel on host copies of `inputs` and
 // `output`, which live on `device` of `type`, and copies the output back.
 // args_template supplies op, scalars and params. Throws Error.

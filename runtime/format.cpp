@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A port of PyTorch 1.13's tensor printing (torch/_tensor_str.py) for dense
-// tensors of real dtypes. Names follow the Python so the two can be read side
+// tensors; a complex one has a formatter for its real parts and one for its
+// imaginary parts, as there. Names follow the Python so the two can be read side
 // by side: a Formatter chooses one width and style for every element, then
 // the nested-bracket text is built dim by dim, then the suffixes are added.
 #include "format.hpp"
@@ -97,6 +98,58 @@ std::string python_float_repr(double value) {
 
 namespace {
 
+// _Formatter over floating values: one width and style for all of them.
+struct FloatFormatter {
+  bool int_mode = true;
+  bool sci_mode = false;
+  size_t max_width = 1;
+
+  // _Formatter.__init__ for a floating tensor holding `all` values.
+  void choose(const std::vector<double>& all, const PrintOptions& opts) {
+    std::vector<double> values;  // the nonzero finite ones
+    for (double v : all)
+      if (std::isfinite(v) && v != 0.0) values.push_back(v);
+    if (values.empty()) return;  // PyTorch returns before applying sci_mode here
+    double lo = std::fabs(values[0]), hi = lo;
+    for (double v : values) {
+      lo = std::min(lo, std::fabs(v));
+      hi = std::max(hi, std::fabs(v));
+      if (v != std::ceil(v)) int_mode = false;
+    }
+    const int p = opts.precision;
+    if (int_mode) {
+      if (hi / lo > 1000.0 || hi > 1.0e8) {
+        sci_mode = true;
+        for (double v : values) max_width = std::max(max_width, python_sci(v, p).size());
+      } else {
+        for (double v : values) max_width = std::max(max_width, python_fixed(v, 0).size() + 1);
+      }
+    } else {
+      if (hi / lo > 1000.0 || hi > 1.0e8 || lo < 1.0e-4) {
+        sci_mode = true;
+        for (double v : values) max_width = std::max(max_width, python_sci(v, p).size());
+      } else {
+        for (double v : values) max_width = std::max(max_width, python_fixed(v, p).size());
+      }
+    }
+    if (opts.sci_mode >= 0) sci_mode = opts.sci_mode != 0;
+  }
+
+  // _Formatter.format.
+  std::string format(double v, const PrintOptions& opts) const {
+    std::string s;
+    if (sci_mode) {
+      s = python_sci(v, opts.precision);
+    } else if (int_mode) {
+      s = python_fixed(v, 0);
+      if (std::isfinite(v)) s += ".";
+    } else {
+      s = python_fixed(v, opts.precision);
+    }
+    return pad_left(s, max_width);
+  }
+};
+
 // One tensor's printing state: the options, the element reader and the
 // row-major strides used to walk sub-tensors by flat index.
 struct Printer {
@@ -105,14 +158,16 @@ struct Printer {
   bool summarize = false;
   std::vector<int64_t> row_strides;
 
-  // _Formatter's state.
+  // _Formatter's state: integers and bool by width alone, floating values by
+  // `real`, complex ones by `real` (real parts) and `imag` (imaginary parts).
   bool floating = false;
-  bool int_mode = true;
-  bool sci_mode = false;
+  bool complex = false;
   size_t max_width = 1;
+  FloatFormatter real, imag;
 
   Printer(const HostTensor& tensor, const PrintOptions& options) : t(tensor), opts(options) {
-    floating = tsr_dtype_is_floating(t.dtype) != 0;
+    complex = tsr_dtype_is_complex(t.dtype) != 0;
+    floating = tsr_dtype_is_floating(t.dtype) != 0 || complex;
     row_strides.assign(static_cast<size_t>(t.ndim), 1);
     for (int32_t d = t.ndim - 2; d >= 0; --d) row_strides[d] = row_strides[d + 1] * t.shape[d + 1];
   }
@@ -160,60 +215,39 @@ struct Printer {
       for (int64_t i : indices) max_width = std::max(max_width, int_text(i).size());
       return;
     }
-    std::vector<double> values;  // the nonzero finite ones
+    std::vector<double> reals, imags;
     for (int64_t i : indices) {
-      double v = value_as_double(t.dtype, t.data, i);
-      if (std::isfinite(v) && v != 0.0) values.push_back(v);
+      const std::complex<double> v = value_as_complex(t.dtype, t.data, i);
+      reals.push_back(v.real());
+      if (complex) imags.push_back(v.imag());
     }
-    if (values.empty()) return;  // PyTorch returns before applying sci_mode here
-    double lo = std::fabs(values[0]), hi = lo;
-    for (double v : values) {
-      lo = std::min(lo, std::fabs(v));
-      hi = std::max(hi, std::fabs(v));
-      if (v != std::ceil(v)) int_mode = false;
-    }
-    const int p = opts.precision;
-    if (int_mode) {
-      if (hi / lo > 1000.0 || hi > 1.0e8) {
-        sci_mode = true;
-        for (double v : values) max_width = std::max(max_width, python_sci(v, p).size());
-      } else {
-        for (double v : values) max_width = std::max(max_width, python_fixed(v, 0).size() + 1);
-      }
-    } else {
-      if (hi / lo > 1000.0 || hi > 1.0e8 || lo < 1.0e-4) {
-        sci_mode = true;
-        for (double v : values) max_width = std::max(max_width, python_sci(v, p).size());
-      } else {
-        for (double v : values) max_width = std::max(max_width, python_fixed(v, p).size());
-      }
-    }
-    if (opts.sci_mode >= 0) sci_mode = opts.sci_mode != 0;
+    real.choose(reals, opts);
+    if (complex) imag.choose(imags, opts);
   }
 
-  // _Formatter.format.
+  // _Formatter.format, and _vector_str's _val_formatter for complex values:
+  // the imaginary part's text, stripped, with "j" and a sign.
   std::string format(int64_t index) const {
-    std::string s;
-    if (floating) {
-      double v = value_as_double(t.dtype, t.data, index);
-      if (sci_mode) {
-        s = python_sci(v, opts.precision);
-      } else if (int_mode) {
-        s = python_fixed(v, 0);
-        if (std::isfinite(v)) s += ".";
-      } else {
-        s = python_fixed(v, opts.precision);
-      }
-    } else {
-      s = int_text(index);
-    }
-    return pad_left(s, max_width);
+    if (!floating) return pad_left(int_text(index), max_width);
+    const std::complex<double> v = value_as_complex(t.dtype, t.data, index);
+    std::string s = real.format(v.real(), opts);
+    if (!complex) return s;
+    std::string im = imag.format(v.imag(), opts) + "j";
+    im.erase(0, im.find_first_not_of(' '));
+    return s + (im[0] == '+' || im[0] == '-' ? "" : "+") + im;
+  }
+
+  // The width of one element's text.
+  int64_t element_width() const {
+    if (!floating) return static_cast<int64_t>(max_width);
+    if (!complex) return static_cast<int64_t>(real.max_width);
+    return static_cast<int64_t>(real.max_width + imag.max_width + 1);  // the "j"
   }
 
   // _vector_str.
   std::string vector_str(int64_t base, int64_t indent) const {
     const int64_t n = t.shape[t.ndim - 1];
-    const int64_t element_length = static_cast<int64_t>(max_width) + 2;
+    const int64_t element_length = element_width() + 2;
     const int64_t per_line = std::max<int64_t>(
         1, static_cast<int64_t>(std::floor(static_cast<double>(opts.linewidth - indent) / element_length)));
     std::vector<std::string> data;
@@ -302,7 +336,9 @@ std::string format_tensor(const HostTensor& t, const PrintOptions& opts, const s
     if (t.dtype != TSR_FLOAT32) suffixes.push_back(dtype_suffix);
     body = "[]";
   } else {
-    if (t.dtype != TSR_FLOAT32 && t.dtype != TSR_INT64 && t.dtype != TSR_BOOL) suffixes.push_back(dtype_suffix);
+    // complex64 is the default complex dtype (the default float's).
+    if (t.dtype != TSR_FLOAT32 && t.dtype != TSR_COMPLEX64 && t.dtype != TSR_INT64 && t.dtype != TSR_BOOL)
+      suffixes.push_back(dtype_suffix);
     Printer printer(t, opts);
     printer.summarize = numel > opts.threshold;
     printer.choose_format();

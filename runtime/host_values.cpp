@@ -43,7 +43,17 @@ double value_as_double(int32_t dtype, const void* data, int64_t index) {
     case TSR_UINT16: return load<uint16_t>(data, index);
     case TSR_UINT32: return load<uint32_t>(data, index);
     case TSR_UINT64: return static_cast<double>(load<uint64_t>(data, index));
+    case TSR_COMPLEX64: return load<float>(data, 2 * index);
+    case TSR_COMPLEX128: return load<double>(data, 2 * index);
     default: return 0.0;
+  }
+}
+
+std::complex<double> value_as_complex(int32_t dtype, const void* data, int64_t index) {
+  switch (dtype) {
+    case TSR_COMPLEX64: return {load<float>(data, 2 * index), load<float>(data, 2 * index + 1)};
+    case TSR_COMPLEX128: return {load<double>(data, 2 * index), load<double>(data, 2 * index + 1)};
+    default: return {value_as_double(dtype, data, index), 0.0};
   }
 }
 

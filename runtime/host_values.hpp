@@ -4,6 +4,7 @@
 // fills one of these after reading a tensor back; nothing here owns memory.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 
 #include "tessera/dtype.h"
@@ -22,8 +23,13 @@ struct HostTensor {
 int64_t host_numel(const HostTensor& t);
 
 // Element `index` (row-major) widened exactly to double; float16/bfloat16
-// through their float value. int64 and uint64 values beyond 2^53 round.
+// through their float value. int64 and uint64 values beyond 2^53 round. A
+// complex element gives its real part.
 double value_as_double(int32_t dtype, const void* data, int64_t index);
+
+// Element `index` as a complex double: both parts of a complex element, a
+// real one with imaginary part 0.
+std::complex<double> value_as_complex(int32_t dtype, const void* data, int64_t index);
 
 // Element `index` of an integral or bool dtype, exactly; a uint64 as its
 // bits (values from 2^63 on read as negative: exact_integer undoes that).

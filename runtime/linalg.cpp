@@ -31,6 +31,8 @@ const char* torch_type_name(int32_t dtype) {
     case TSR_INT32: return "Int";
     case TSR_INT64: return "Long";
     case TSR_BOOL: return "Bool";
+    case TSR_COMPLEX64: return "ComplexFloat";
+    case TSR_COMPLEX128: return "ComplexDouble";
     default: return tsr_dtype_name(dtype);
   }
 }
@@ -57,6 +59,9 @@ void check_dtype(const tsr_tensor& a, const std::string& fn) {
   if (a.dtype == TSR_FLOAT32 || a.dtype == TSR_FLOAT64) return;
   if (a.dtype == TSR_FLOAT16 || a.dtype == TSR_BFLOAT16)
     fail(TSR_ERR_TYPE, fn + ": Low precision dtypes not supported. Got " + torch_type_name(a.dtype));
+  if (tsr_dtype_is_complex(a.dtype))
+    fail(TSR_ERR_TYPE, fn + ": complex matrices are not supported yet (float32 and float64 are). Got " +
+                           torch_type_name(a.dtype));
   fail(TSR_ERR_TYPE, fn + ": Expected a floating point or complex tensor as input. Got " + torch_type_name(a.dtype));
 }
 

@@ -4,6 +4,8 @@
 // kernel; integer input to floor, ceil, trunc and round is returned as a
 // copy (already integral), sign of an integer is (a > 0) - (a < 0), and the
 // other functions of an integer compute in the default float dtype, as exp.
+// Complex input runs the MATH kernel, but for floor, ceil and trunc, which
+// are not defined on it; conj of a real tensor is a copy.
 #include <algorithm>
 #include <string>
 
@@ -29,6 +31,12 @@ bool keeps_integers(int32_t fn) {
 
 // The dtype the function computes and returns in, for input dtype `dtype`.
 int32_t math_dtype(int32_t fn, int32_t dtype) {
+  if (tsr_dtype_is_complex(dtype)) {
+    if (fn == TSR_MATH_FLOOR || fn == TSR_MATH_CEIL || fn == TSR_MATH_TRUNC)
+      fail(TSR_ERR_TYPE, std::string(tsr_math_fn_name(fn)) + " is not defined for complex dtypes (" +
+                             tsr_dtype_name(dtype) + ")");
+    return dtype;
+  }
   if (dtype == TSR_BOOL)
     fail(TSR_ERR_TYPE, std::string(tsr_math_fn_name(fn)) + " is not defined for bool tensors");
   if (tsr_dtype_is_floating(dtype) || keeps_integers(fn) || fn == TSR_MATH_SIGN) return dtype;
@@ -54,8 +62,10 @@ void launch_math(int32_t fn, const tsr_tensor& in, const tsr_tensor& out) {
 
 TensorRef math(int32_t fn, const tsr_tensor& a) {
   check_fn(fn);
+  // The conjugate of a real number is itself: a copy, as for any dtype.
+  if (fn == TSR_MATH_CONJ && !tsr_dtype_is_complex(a.dtype)) return clone(a);
   const int32_t dtype = math_dtype(fn, a.dtype);
-  if (!tsr_dtype_is_floating(a.dtype)) {
+  if (!tsr_dtype_is_floating(a.dtype) && !tsr_dtype_is_complex(a.dtype)) {
     if (keeps_integers(fn)) return clone(a);
     if (fn == TSR_MATH_SIGN) return integer_sign(a);
   }

@@ -17,7 +17,7 @@ static_assert(TSR_OP_MATH == 34 && TSR_OP_LOGADDEXP == 43 && TSR_OP_PROD == 44 &
               TSR_OP_NONZERO == 53);
 static_assert(TSR_OP_CHOLESKY == 54 && TSR_OP_SOLVE == 56 && TSR_OP_EIGH == 59 && TSR_OP_INV == 60);
 static_assert(TSR_OP_COUNT == 61, "a new op is a minor version: update this check, version.h and Python's tests");
-static_assert(TSR_OP_KIND_COUNT == 18 && TSR_MATH_FN_COUNT == 20);
+static_assert(TSR_OP_KIND_COUNT == 18 && TSR_MATH_FN_COUNT == 21);
 
 // Entries in value order: entry k has value k, so there is no gap and no
 // duplicate, and TSR_OP_COUNT is the number of entries.
@@ -121,6 +121,10 @@ constexpr bool every_op_takes_a_dtype() {
   return !tsr_op_takes_dtype(TSR_OP_COUNT, TSR_FLOAT32) && tsr_op_role(TSR_OP_COUNT) == -1;
 }
 static_assert(every_op_takes_a_dtype(), "TSR_OP_TABLE: an op's DTYPES column is out of range");
+// Note [Complex dtypes]: the orderings take no complex dtype; the arithmetic does.
+static_assert(!tsr_op_takes_dtype(TSR_OP_LT, TSR_COMPLEX64) && !tsr_op_takes_dtype(TSR_OP_MAX, TSR_COMPLEX128) &&
+              !tsr_op_takes_dtype(TSR_OP_SORT, TSR_COMPLEX64) && tsr_op_takes_dtype(TSR_OP_MATMUL, TSR_COMPLEX64) &&
+              tsr_op_takes_dtype(TSR_OP_MATH, TSR_COMPLEX128) && !tsr_op_takes_dtype(TSR_OP_RELU, TSR_COMPLEX64));
 // The names the public API spells (and Python's functions look up).
 static_assert(same(tsr_op_name(TSR_OP_ADD), "add") && same(tsr_op_name(TSR_OP_SIGMOID), "sigmoid") &&
               same(tsr_op_name(TSR_OP_RAND_UNIFORM), "rand") && same(tsr_op_name(TSR_OP_RAND_NORMAL), "randn"));

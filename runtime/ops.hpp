@@ -128,6 +128,12 @@ void linalg_eigh(const tsr_tensor& a, TensorRef* w, TensorRef* v);
 TensorRef math(int32_t fn, const tsr_tensor& a);
 void math_out(int32_t fn, const tsr_tensor& a, const tsr_tensor& out);
 
+// ---- complex_parts.cpp ---------------------------------------------------------
+// The real (imag false) or imaginary part of a complex tensor as a view of
+// its storage in the real dtype; real of a real tensor is a view of it, imag
+// of one an error.
+TensorRef complex_part(const tsr_tensor& t, bool imag);
+
 // ---- reductions and matmul (reduce.cpp, matmul.cpp) -------------------------
 // SUM's, PROD's and CUMSUM's result dtype for input `dtype`.
 int32_t sum_dtype(int32_t dtype);

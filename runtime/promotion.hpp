@@ -45,7 +45,7 @@ namespace tessera::rt {
 int32_t promote_types(int32_t a, int32_t b);
 
 // The three kinds that outrank each other in result_type.
-enum class Category { Bool = 0, Integral = 1, Floating = 2 };
+enum class Category { Bool = 0, Integral = 1, Floating = 2, Complex = 3 };
 Category category(int32_t dtype);
 
 // One input of an op as result_type sees it. A Python number is a 0-d
@@ -64,7 +64,8 @@ struct Operand {
 int32_t result_type(std::span<const Operand> ops);
 
 // torch.can_cast: whether an in-place op may store a `from` result in a `to`
-// tensor (no floating -> integral or bool, no integral -> bool).
+// tensor (no complex -> real, no floating -> integral or bool, no integral
+// -> bool).
 bool can_cast(int32_t from, int32_t to);
 
 }  // namespace tessera::rt

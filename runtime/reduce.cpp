@@ -11,7 +11,7 @@ namespace tessera::rt {
 // Note [Kernel contracts]: uint64 for the unsigned dtypes NumPy sums so,
 // int64 for the other integers and bool, else the input's.
 int32_t sum_dtype(int32_t dtype) {
-  if (tsr_dtype_is_floating(dtype)) return dtype;
+  if (tsr_dtype_is_floating(dtype) || tsr_dtype_is_complex(dtype)) return dtype;
   return dtype == TSR_UINT16 || dtype == TSR_UINT32 || dtype == TSR_UINT64 ? TSR_UINT64 : TSR_INT64;
 }
 
@@ -22,7 +22,7 @@ int32_t reduced_dtype(int32_t op, int32_t dtype) {
     case TSR_OP_SUM:
     case TSR_OP_PROD: return sum_dtype(dtype);
     case TSR_OP_MEAN:
-      if (!tsr_dtype_is_floating(dtype))
+      if (!tsr_dtype_is_floating(dtype) && !tsr_dtype_is_complex(dtype))
         fail(TSR_ERR_TYPE,
              std::string("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                          "complex dtype. Got: ") + tsr_dtype_name(dtype));
@@ -35,9 +35,13 @@ int32_t reduced_dtype(int32_t op, int32_t dtype) {
                                tsr_dtype_name(dtype));
       return dtype;
     case TSR_OP_ARGMAX:
-    case TSR_OP_ARGMIN: return TSR_INT64;
+    case TSR_OP_ARGMIN:
     case TSR_OP_MAX:
-    case TSR_OP_MIN: return dtype;
+    case TSR_OP_MIN:
+      if (tsr_dtype_is_complex(dtype))
+        fail(TSR_ERR_TYPE, std::string(tsr_op_name(op)) + "(): not defined for complex dtypes (" +
+                               tsr_dtype_name(dtype) + "): complex numbers have no order");
+      return op == TSR_OP_MAX || op == TSR_OP_MIN ? dtype : TSR_INT64;
     default: fail(TSR_ERR_INTERNAL, op_label(op) + ": a reduction without a result dtype");
   }
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -30,6 +31,13 @@
 #endif
 
 namespace tessera::backend {
+
+// complex64 and complex128 are std::complex<float> / <double>: the layout of
+// tessera/dtype.h (real part first). Only host code computes on them: the
+// GPU backend registers no complex kernels (its complex ops run through the
+// CPU fallback), so nothing below is instantiated with them in device code.
+template <class T> inline constexpr bool is_complex_type_v = false;
+template <class T> inline constexpr bool is_complex_type_v<std::complex<T>> = true;
 
 // Distinct wrapper types so that float16, bfloat16 and bool storage are not
 // confused with uint16_t / uint8_t (and a bool byte that is not 0/1 is never
@@ -63,6 +71,8 @@ TSR_CUDA_DTYPE(TSR_BOOL, Bool, bool)
 TSR_CUDA_DTYPE(TSR_UINT16, uint16_t, uint16_t)
 TSR_CUDA_DTYPE(TSR_UINT32, uint32_t, uint32_t)
 TSR_CUDA_DTYPE(TSR_UINT64, uint64_t, uint64_t)
+TSR_CUDA_DTYPE(TSR_COMPLEX64, std::complex<float>, std::complex<float>)
+TSR_CUDA_DTYPE(TSR_COMPLEX128, std::complex<double>, std::complex<double>)
 #undef TSR_CUDA_DTYPE
 
 template <int D> using storage_t = typename DTypeTraits<D>::storage;
@@ -70,11 +80,13 @@ template <int D> using compute_t = typename DTypeTraits<D>::compute;
 
 template <int D> inline constexpr bool is_floating_v = D == TSR_FLOAT32 || D == TSR_FLOAT64 || D == TSR_FLOAT16 || D == TSR_BFLOAT16;
 template <int D> inline constexpr bool is_integral_v = tsr_dtype_is_integral(D);
+template <int D> inline constexpr bool is_complex_v = tsr_dtype_is_complex(D);
 
 // SUM's output dtype (Note [Kernel contracts] in tessera/ops.h): the input's
-// for floating dtypes, uint64 for uint16/uint32/uint64 (NumPy), else int64.
+// for floating and complex dtypes, uint64 for uint16/uint32/uint64 (NumPy),
+// else int64.
 constexpr int sum_dtype(int dtype) {
-  if (tsr_dtype_is_floating(dtype)) return dtype;
+  if (tsr_dtype_is_floating(dtype) || tsr_dtype_is_complex(dtype)) return dtype;
   return dtype == TSR_UINT16 || dtype == TSR_UINT32 || dtype == TSR_UINT64 ? TSR_UINT64 : TSR_INT64;
 }
 
@@ -140,6 +152,7 @@ TSR_HD float load(Half h) { return float16_to_float(h.bits); }
 TSR_HD float load(BFloat16 h) { return bfloat16_to_float(h.bits); }
 TSR_HD bool load(Bool b) { return b.value != 0; }
 template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0> TSR_HD T load(T x) { return x; }
+template <class T> inline std::complex<T> load(std::complex<T> x) { return x; }
 
 // ---- conversions, PyTorch's static_cast rules ------------------------------------
 // Float -> integer truncates toward zero; out of range and NaN give what
@@ -170,6 +183,18 @@ template <class To, class From> TSR_HD To convert(From x) {
     return convert<To>(load(x));
   } else if constexpr (std::is_same_v<To, From>) {
     return x;
+  } else if constexpr (is_complex_type_v<From>) {  // Note [Complex dtypes] (tessera/ops.h)
+    if constexpr (is_complex_type_v<To>) {
+      using T = typename To::value_type;
+      return To(static_cast<T>(x.real()), static_cast<T>(x.imag()));
+    } else if constexpr (std::is_same_v<To, Bool>) {
+      return Bool{static_cast<uint8_t>(x.real() != 0 || x.imag() != 0)};
+    } else {
+      return convert<To>(x.real());
+    }
+  } else if constexpr (is_complex_type_v<To>) {
+    using T = typename To::value_type;
+    return To(convert<T>(x), T(0));
   } else if constexpr (std::is_same_v<To, Bool>) {
     return Bool{static_cast<uint8_t>(x != From(0))};
   } else if constexpr (std::is_same_v<To, Half>) {
@@ -221,6 +246,13 @@ TSR_HD double m_log1p(double x) { return ::log1p(x); }
 template <class F> constexpr void for_each_dtype(F&& f) {
   [&]<int... D>(std::integer_sequence<int, D...>) { (f(std::integral_constant<int, D>{}), ...); }(
       std::make_integer_sequence<int, TSR_DTYPE_COUNT>{});
+}
+
+// The same for the real dtypes only (all but complex64 and complex128, the
+// last two): what device code instantiates.
+template <class F> constexpr void for_each_real_dtype(F&& f) {
+  [&]<int... D>(std::integer_sequence<int, D...>) { (f(std::integral_constant<int, D>{}), ...); }(
+      std::make_integer_sequence<int, TSR_COMPLEX64>{});
 }
 
 }  // namespace tessera::backend

@@ -22,17 +22,21 @@ namespace tessera::backend {
 // Which dtypes each op has a kernel for: the dtypes its contract defines
 // (TSR_OP_TABLE's DTYPES column, tessera/ops.h), so the support matrix is
 // the table's. The in-tree backends implement every primitive for all of
-// them; composites they do not implement natively are built by the runtime.
-constexpr bool op_supports(int op, int dtype) { return tsr_op_takes_dtype(op, dtype) != 0; }
+// them, but for the complex dtypes, which the CPU backend implements
+// (with_complex) and the GPU backend leaves to the CPU fallback; composites
+// they do not implement natively are built by the runtime.
+constexpr bool op_supports(int op, int dtype, bool with_complex = true) {
+  return tsr_op_takes_dtype(op, dtype) != 0 && (with_complex || !tsr_dtype_is_complex(dtype));
+}
 
 using KernelList = std::vector<tsr_kernel_entry>;
 
 // Calls f(integral_constant<Op>, integral_constant<D>) for each Op in Ops and
 // each dtype D that op_supports, so unsupported pairs are never instantiated.
-template <int... Ops, class F> void for_each_supported(F&& f) {
+template <bool WithComplex, int... Ops, class F> void for_each_supported(F&& f) {
   auto one_op = [&]<int Op>(std::integral_constant<int, Op> op) {
     for_each_dtype([&]<int D>(std::integral_constant<int, D> dtype) {
-      if constexpr (op_supports(Op, D)) f(op, dtype);
+      if constexpr (op_supports(Op, D, WithComplex)) f(op, dtype);
     });
   };
   (one_op(std::integral_constant<int, Ops>{}), ...);
@@ -247,10 +251,14 @@ inline void check_nonzero_operands(const char* plugin, const tsr_kernel_args& a,
                             std::to_string(in.ndim) + "-d input (>= 1-d)");
 }
 
-// A scalar argument as a double / int64 (a float truncates toward zero, saturating).
-inline double scalar_as_double(const tsr_scalar& s) { return s.kind == TSR_SCALAR_FLOAT ? s.f : static_cast<double>(s.i); }
+// Whether the scalar's value is in `f` (a float, or a complex's real part).
+inline bool scalar_in_f(const tsr_scalar& s) { return s.kind == TSR_SCALAR_FLOAT || s.kind == TSR_SCALAR_COMPLEX; }
+
+// A scalar argument as a double / int64 (a float truncates toward zero,
+// saturating; a complex gives its real part).
+inline double scalar_as_double(const tsr_scalar& s) { return scalar_in_f(s) ? s.f : static_cast<double>(s.i); }
 inline int64_t scalar_as_int(const tsr_scalar& s) {
-  if (s.kind != TSR_SCALAR_FLOAT) return s.i;
+  if (!scalar_in_f(s)) return s.i;
   if (std::isnan(s.f)) return 0;
   if (s.f >= 9223372036854775807.0) return std::numeric_limits<int64_t>::max();
   if (s.f <= -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
@@ -259,7 +267,10 @@ inline int64_t scalar_as_int(const tsr_scalar& s) {
 
 // A scalar converted to storage type S as PyTorch's Scalar.to<S>() does.
 template <class S> S scalar_to(const tsr_scalar& s) {
-  if (s.kind == TSR_SCALAR_FLOAT) return convert<S>(s.f);
+  if constexpr (is_complex_type_v<S>) {
+    if (s.kind == TSR_SCALAR_COMPLEX) return convert<S>(std::complex<double>(s.f, tsr_scalar_imag(s)));
+  }
+  if (scalar_in_f(s)) return convert<S>(s.f);
   return convert<S>(s.i);
 }
 

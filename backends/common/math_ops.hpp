@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "complex_ops.hpp"
 #include "element_types.hpp"
 #include "tessera/ops.h"
 
@@ -34,8 +35,7 @@ TSR_MATH_OVERLOADS_(trunc)
 TSR_MATH_OVERLOADS_(rint)
 #undef TSR_MATH_OVERLOADS_
 
-template <int Fn, class C> TSR_HD C apply_math(C x) {
-  static_assert(std::is_floating_point_v<C>);
+template <int Fn, class C> TSR_HD C apply_real_math(C x) {
   if constexpr (Fn == TSR_MATH_SIN) return m_sin(x);
   else if constexpr (Fn == TSR_MATH_COS) return m_cos(x);
   else if constexpr (Fn == TSR_MATH_TAN) return m_tan(x);
@@ -55,11 +55,22 @@ template <int Fn, class C> TSR_HD C apply_math(C x) {
   else if constexpr (Fn == TSR_MATH_CEIL) return m_ceil(x);
   else if constexpr (Fn == TSR_MATH_TRUNC) return m_trunc(x);
   else if constexpr (Fn == TSR_MATH_ROUND) return m_rint(x);  // ties to even in the default rounding mode
+  else if constexpr (Fn == TSR_MATH_CONJ) return x;  // real: the identity
   else {
     static_assert(Fn == TSR_MATH_SIGN);
     if (x > C(0)) return C(1);
     if (x < C(0)) return C(-1);
     return x == x ? C(0) : x;  // +-0 -> +0, NaN stays
+  }
+}
+
+// MATH's function Fn on a value of a compute type.
+template <int Fn, class C> TSR_HD C apply_math(C x) {
+  if constexpr (is_complex_type_v<C>) {
+    return complex_math<Fn>(x);  // host only (complex_ops.hpp)
+  } else {
+    static_assert(std::is_floating_point_v<C>);
+    return apply_real_math<Fn>(x);
   }
 }
 

@@ -88,6 +88,8 @@ template <class T> Mat<const T> packed(const Mat<const T>& m, std::vector<T>& bu
 struct Blas {
   decltype(&cblas_sgemm) sgemm = nullptr;
   decltype(&cblas_dgemm) dgemm = nullptr;
+  decltype(&cblas_cgemm) cgemm = nullptr;  // complex64 and complex128 (Note [Complex dtypes])
+  decltype(&cblas_zgemm) zgemm = nullptr;
   std::string problem;  // why it is unusable; empty when loaded
 };
 
@@ -98,7 +100,10 @@ const Blas& blas() {
     if (!b.problem.empty()) return b;
     b.sgemm = blas_symbol<decltype(&cblas_sgemm)>("cblas_sgemm");
     b.dgemm = blas_symbol<decltype(&cblas_dgemm)>("cblas_dgemm");
-    if (b.sgemm == nullptr || b.dgemm == nullptr) b.problem = std::string(TESSERA_BLAS_SONAME) + " has no cblas_sgemm/dgemm";
+    b.cgemm = blas_symbol<decltype(&cblas_cgemm)>("cblas_cgemm");
+    b.zgemm = blas_symbol<decltype(&cblas_zgemm)>("cblas_zgemm");
+    if (b.sgemm == nullptr || b.dgemm == nullptr || b.cgemm == nullptr || b.zgemm == nullptr)
+      b.problem = std::string(TESSERA_BLAS_SONAME) + " has no cblas_sgemm/dgemm/cgemm/zgemm";
     return b;
   }();
   return loaded;
@@ -111,6 +116,16 @@ void gemm(CBLAS_ORDER o, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, i
 void gemm(CBLAS_ORDER o, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, const double* A, int lda,
           const double* B, int ldb, double* C, int ldc) {
   blas().dgemm(o, ta, tb, M, N, K, 1.0, A, lda, B, ldb, 0.0, C, ldc);
+}
+void gemm(CBLAS_ORDER o, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, const std::complex<float>* A,
+          int lda, const std::complex<float>* B, int ldb, std::complex<float>* C, int ldc) {
+  const std::complex<float> one(1), zero(0);
+  blas().cgemm(o, ta, tb, M, N, K, &one, A, lda, B, ldb, &zero, C, ldc);
+}
+void gemm(CBLAS_ORDER o, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int M, int N, int K, const std::complex<double>* A,
+          int lda, const std::complex<double>* B, int ldb, std::complex<double>* C, int ldc) {
+  const std::complex<double> one(1), zero(0);
+  blas().zgemm(o, ta, tb, M, N, K, &one, A, lda, B, ldb, &zero, C, ldc);
 }
 
 template <class T> void blas_matmul(Mat<const T> A, Mat<const T> B, Mat<T> C) {
@@ -139,7 +154,9 @@ template <class T> void blas_matmul(Mat<const T> A, Mat<const T> B, Mat<T> C) {
 // ---- packed kernel for the other dtypes -----------------------------------------
 
 template <class S>
-using matmul_acc_t = std::conditional_t<std::is_integral_v<S>, uint64_t, std::conditional_t<std::is_same_v<S, double>, double, float>>;
+using matmul_acc_t =
+    std::conditional_t<std::is_integral_v<S>, uint64_t,
+                       std::conditional_t<std::is_same_v<S, double> || is_complex_type_v<S>, S, float>>;
 
 template <class S> matmul_acc_t<S> to_acc(S x) {
   if constexpr (std::is_integral_v<S>) return static_cast<uint64_t>(static_cast<int64_t>(x));
@@ -194,9 +211,9 @@ template <int Op, int D> struct MatmulKernel {
     S* cbase = static_cast<S*>(out.data);
     const int64_t flops = s.M * s.N * s.K;
 
-    if constexpr (D == TSR_FLOAT32 || D == TSR_FLOAT64) {
+    if constexpr (D == TSR_FLOAT32 || D == TSR_FLOAT64 || is_complex_v<D>) {
       if (s.M <= INT_MAX && s.N <= INT_MAX && s.K <= INT_MAX) {
-        const bool small = small_gemm_fits(s.M, s.N, s.K);
+        const bool small = !is_complex_v<D> && small_gemm_fits(s.M, s.N, s.K);
         if (!small && !blas().problem.empty())  // Note [BLAS on first use]
           fail(TSR_ERR_LOAD, where(a, D) + "BLAS is unavailable: " + blas().problem);
         auto one = [&](int64_t t) {
@@ -204,7 +221,8 @@ template <int Op, int D> struct MatmulKernel {
           batch_offsets(s, t, oa, ob, oc);
           const Mat<const S> A = matrix(x, abase, oa), B = matrix(y, bbase, ob);
           const Mat<S> C = matrix(out, cbase, oc);
-          if (small) small_gemm(s.M, s.N, s.K, A.p, A.rs, A.cs, B.p, B.rs, B.cs, C.p, C.rs, C.cs);
+          if constexpr (is_complex_v<D>) blas_matmul<S>(A, B, C);
+          else if (small) small_gemm(s.M, s.N, s.K, A.p, A.rs, A.cs, B.p, B.rs, B.cs, C.p, C.rs, C.cs);
           else blas_matmul<S>(A, B, C);
         };
         // OpenBLAS runs a product this small on one thread; run batches side

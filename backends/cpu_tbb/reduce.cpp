@@ -149,18 +149,23 @@ template <class R> typename R::acc_t fold_contiguous(const typename R::in_t* p, 
   return acc;
 }
 
+// Complex sums and products accumulate in std::complex<double>.
+template <int D> using wide_acc_t =
+    std::conditional_t<is_complex_v<D>, std::complex<double>, std::conditional_t<is_floating_v<D>, double, uint64_t>>;
+
 template <int D, bool Mean> struct SumReducer {
-  static constexpr bool floating = is_floating_v<D>;
+  static constexpr bool floating = is_floating_v<D> || is_complex_v<D>;
   static constexpr bool float32_sum = D == TSR_FLOAT32;  // contiguous runs: sum_f32 (cloned_loops.hpp)
   static constexpr bool uses_index = false;
   static constexpr bool has_identity = true;
   static constexpr int lanes = 8;
   using in_t = storage_t<D>;
-  using acc_t = std::conditional_t<floating, double, uint64_t>;  // unsigned: integer sums wrap as in PyTorch
+  using acc_t = wide_acc_t<D>;  // unsigned: integer sums wrap as in PyTorch
   using out_t = storage_t<sum_dtype(D)>;  // int64, uint64 (uint16/32/64) or the floating input's
-  static acc_t init() { return 0; }
+  static acc_t init() { return acc_t(0); }
   static void add(acc_t& a, in_t x, int64_t) {
-    if constexpr (floating) a += static_cast<double>(load(x));
+    if constexpr (is_complex_v<D>) a += acc_t(load(x));
+    else if constexpr (floating) a += static_cast<double>(load(x));
     else a += static_cast<uint64_t>(static_cast<int64_t>(load(x)));
   }
   static void merge(acc_t& a, const acc_t& b) { a += b; }
@@ -174,17 +179,18 @@ template <int D, bool Mean> struct SumReducer {
 // PROD: doubles for floating input, wrapping 64-bit products for integers
 // and bool (out dtype as SUM's: sum_dtype).
 template <int D> struct ProdReducer {
-  static constexpr bool floating = is_floating_v<D>;
+  static constexpr bool floating = is_floating_v<D> || is_complex_v<D>;
   static constexpr bool float32_sum = false;
   static constexpr bool uses_index = false;
   static constexpr bool has_identity = true;
   static constexpr int lanes = 8;
   using in_t = storage_t<D>;
-  using acc_t = std::conditional_t<floating, double, uint64_t>;
+  using acc_t = wide_acc_t<D>;
   using out_t = storage_t<sum_dtype(D)>;  // as SUM's
-  static acc_t init() { return 1; }
+  static acc_t init() { return acc_t(1); }
   static void add(acc_t& a, in_t x, int64_t) {
-    if constexpr (floating) a *= static_cast<double>(load(x));
+    if constexpr (is_complex_v<D>) a *= acc_t(load(x));
+    else if constexpr (floating) a *= static_cast<double>(load(x));
     else a *= static_cast<uint64_t>(static_cast<int64_t>(load(x)));
   }
   static void merge(acc_t& a, const acc_t& b) { a *= b; }

@@ -17,13 +17,14 @@ namespace {
 constexpr int64_t kScanBlock = 65536;
 
 template <int Op, int D> struct ScanKernel {
-  static constexpr bool floating = is_floating_v<D>;
+  static constexpr bool floating = is_floating_v<D> || is_complex_v<D>;
   using S = storage_t<D>;
   using O = storage_t<sum_dtype(D)>;  // SUM's dtype
-  using acc_t = std::conditional_t<floating, double, uint64_t>;
+  using acc_t = std::conditional_t<is_complex_v<D>, std::complex<double>, std::conditional_t<floating, double, uint64_t>>;
 
   static acc_t value(S x) {
-    if constexpr (floating) return static_cast<double>(load(x));
+    if constexpr (is_complex_v<D>) return acc_t(load(x));
+    else if constexpr (floating) return static_cast<double>(load(x));
     else return static_cast<uint64_t>(static_cast<int64_t>(load(x)));
   }
   static O result(acc_t a) {

@@ -12,7 +12,7 @@ namespace tessera::cpu_tbb {
 
 namespace {
 
-template <int Op, class C> C apply(C a) {
+template <int Op, class C> auto apply(C a) {
   constexpr bool is_int = std::is_integral_v<C>;
   if constexpr (Op == TSR_OP_NEG) {
     if constexpr (is_int) return wrap_neg(a);
@@ -20,7 +20,7 @@ template <int Op, class C> C apply(C a) {
   } else if constexpr (Op == TSR_OP_ABS) {
     if constexpr (std::is_unsigned_v<C>) return a;
     else if constexpr (is_int) return a < 0 ? wrap_neg(a) : a;  // abs(INT_MIN) wraps to INT_MIN
-    else return std::abs(a);
+    else return std::abs(a);  // complex: |z| (hypot), a real value
   } else if constexpr (Op == TSR_OP_RELU) {
     if constexpr (std::is_unsigned_v<C>) return a;
     else return a < C(0) ? C(0) : a;  // NaN and -0.0 pass through, as PyTorch
@@ -33,10 +33,13 @@ template <int Op, class C> C apply(C a) {
     return std::sqrt(a);
   } else if constexpr (Op == TSR_OP_SIGMOID) {
     if constexpr (std::is_same_v<C, float>) return sigmoid_f32(a);
-    // exp of a non-positive argument only: no overflow for large |a|.
-    if (a >= C(0)) return C(1) / (C(1) + std::exp(-a));
-    const C e = std::exp(a);
-    return e / (C(1) + e);
+    else if constexpr (is_complex_type_v<C>) return C(1) / (C(1) + std::exp(-a));
+    else {
+      // exp of a non-positive argument only: no overflow for large |a|.
+      if (a >= C(0)) return C(1) / (C(1) + std::exp(-a));
+      const C e = std::exp(a);
+      return e / (C(1) + e);
+    }
   } else {
     static_assert(Op == TSR_OP_TANH);
     return std::tanh(a);
@@ -44,13 +47,16 @@ template <int Op, class C> C apply(C a) {
 }
 
 template <int Op, int D> struct UnaryKernel {
+  // ABS of a complex dtype writes its real dtype (Note [Complex dtypes]).
+  static constexpr int kOut = Op == TSR_OP_ABS ? tsr_dtype_real(D) : D;
   static void run(Context& ctx, const tsr_kernel_args& a) {
     check_args(a, D, 1, 0, 0);
-    backend::check_unary_operands("cpu_tbb", a, D, D);
+    backend::check_unary_operands("cpu_tbb", a, D, kOut);
     const tsr_tensor_desc& out = *a.output;
     const tsr_tensor_desc& x = *a.inputs[0];
     using S = storage_t<D>;
-    auto f = [](S u) { return store<S>(apply<Op>(load(u))); };
+    using O = storage_t<kOut>;
+    auto f = [](S u) { return store<O>(apply<Op>(load(u))); };
     if constexpr (D == TSR_FLOAT32 && has_unary_loop_f32(Op)) {
       // Unit-stride runs take the loops cloned per ISA level (same results as f).
       pointwise<S, S>(ctx, out, {&x}, f, [](int64_t n, int64_t rows, char* const* p, const int64_t* step) {
@@ -58,7 +64,7 @@ template <int Op, int D> struct UnaryKernel {
         unary_rows_f32(Op, reinterpret_cast<float*>(p[0]), reinterpret_cast<const float*>(p[1]), n, rows, so, sa);
       });
     } else {
-      pointwise<S, S>(ctx, out, {&x}, f);
+      pointwise<O, S>(ctx, out, {&x}, f);
     }
   }
 };

@@ -17,7 +17,7 @@ template <class Out, class In> struct Convert {
 
 template <int D> bool cast_to(const Exec& ex, const tsr_tensor_desc& out, const tsr_tensor_desc& in) {
   bool done = false;
-  for_each_dtype([&]<int S>(std::integral_constant<int, S>) {
+  for_each_real_dtype([&]<int S>(std::integral_constant<int, S>) {
     if constexpr (S != D) {
       if (S == in.dtype) {
         pointwise<storage_t<D>, storage_t<S>>(ex, out, {&in}, Convert<storage_t<D>, storage_t<S>>{});

@@ -63,6 +63,9 @@ template <int Op, int D> struct CopyKernel {
       copy_same_dtype(ex, out, in);
       return;
     }
+    // No complex kernels here (Note [Complex dtypes]): the CPU fallback casts them.
+    if (tsr_dtype_is_complex(in.dtype))
+      fail(TSR_ERR_UNSUPPORTED, where(a, D) + "casts from " + tsr_dtype_name(in.dtype) + " run on the CPU fallback");
     const bool done = tsr_dtype_is_floating(D)                        ? cast_copy_to_floating(ex, out, in)
                       : D == TSR_UINT16 || D == TSR_UINT32 || D == TSR_UINT64 ? cast_copy_to_unsigned(ex, out, in)
                                                                                : cast_copy_to_integral(ex, out, in);

@@ -51,7 +51,7 @@ template <int Op, int D> struct WhereKernel {
 
 void fill_zero(const Exec& ex, const tsr_tensor_desc& out) {
   bool done = false;
-  for_each_dtype([&]<int D>(std::integral_constant<int, D>) {
+  for_each_real_dtype([&]<int D>(std::integral_constant<int, D>) {
     if (D != out.dtype) return;
     using S = storage_t<D>;
     pointwise<S>(ex, out, {}, FillFn<S>{convert<S>(0)});

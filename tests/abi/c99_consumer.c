@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
 
   /* tessera/element.h: one element of any dtype as a double, both ways. */
   {
-    unsigned char cell[8];
+    unsigned char cell[16]; /* the widest element: complex128 */
     const unsigned char untouched[8] = {7, 7, 7, 7, 7, 7, 7, 7};
     const int64_t big = ((int64_t)1 << 53) + 1;
     int32_t d;
@@ -112,6 +112,58 @@ int main(int argc, char** argv) {
     memcpy(cell, untouched, 8);
     tsr_element_from_double(42, cell, 1.0);
     CHECK(memcmp(cell, untouched, 8) == 0 && tsr_element_to_double(42, cell) == 0.0);
+    /* ABI 1.7: a complex element is (real, imaginary), the real part first. */
+    {
+      const float parts[2] = {1.5f, -2.0f};
+      memcpy(cell, parts, 8);
+      CHECK(tsr_element_to_double(TSR_COMPLEX64, cell) == 1.5 && tsr_element_imag(TSR_COMPLEX64, cell) == -2.0);
+      tsr_element_from_double(TSR_COMPLEX128, cell, 3.0);
+      CHECK(tsr_element_to_double(TSR_COMPLEX128, cell) == 3.0 && tsr_element_imag(TSR_COMPLEX128, cell) == 0.0);
+      CHECK(tsr_element_imag(TSR_FLOAT64, cell) == 0.0);
+    }
+  }
+
+  /* Complex tensors (ABI 1.7): a complex scalar, item, and the parts as views. */
+  {
+    const int64_t two = 2;
+    const double data[4] = {1.0, 2.0, -3.0, 0.5}; /* 1+2j, -3+0.5j */
+    tsr_tensor *z = NULL, *zz = NULL, *re = NULL, *im = NULL, *mag = NULL;
+    tsr_scalar v = tsr_scalar_complex(0.25, -4.0);
+    CHECK(v.kind == TSR_SCALAR_COMPLEX && v.f == 0.25 && tsr_scalar_imag(v) == -4.0);
+    CHECK(tsr_scalar_imag(tsr_scalar_float(1.0)) == 0.0);
+    CHECK(tsr_dtype_size(TSR_COMPLEX128) == 16 && tsr_dtype_is_complex(TSR_COMPLEX64) &&
+          !tsr_dtype_is_floating(TSR_COMPLEX64) && tsr_dtype_real(TSR_COMPLEX128) == TSR_FLOAT64 &&
+          tsr_dtype_complex(TSR_FLOAT32) == TSR_COMPLEX64 && tsr_dtype_complex(TSR_INT8) == TSR_DTYPE_UNDEFINED);
+    CHECK_OK(tsr_from_host(rt, data, 1, &two, TSR_COMPLEX128, cpu, &z));
+    CHECK_OK(tsr_binary_scalar(TSR_OP_MUL, z, v, 0, &zz)); /* (1+2j)(0.25-4j) = 8.25-3.5j */
+    {
+      const int64_t first = 0;
+      tsr_scalar got;
+      CHECK_OK(tsr_tensor_get_item(zz, 1, &first, &got));
+      CHECK(got.kind == TSR_SCALAR_COMPLEX && got.f == 8.25 && tsr_scalar_imag(got) == -3.5);
+    }
+    CHECK_OK(tsr_real(z, &re));
+    CHECK_OK(tsr_imag(z, &im));
+    CHECK(tsr_tensor_dtype(re) == TSR_FLOAT64 && tsr_tensor_storage_offset(im) == 1 && tsr_tensor_strides(im)[0] == 2);
+    {
+      double parts[2];
+      const int64_t stride = 1;
+      CHECK_OK(tsr_copy_to_host(im, parts, sizeof parts, &stride));
+      CHECK(parts[0] == 2.0 && parts[1] == 0.5);
+    }
+    CHECK_OK(tsr_unary(TSR_OP_ABS, z, &mag)); /* |1+2j| = sqrt(5), a float64 */
+    CHECK(tsr_tensor_dtype(mag) == TSR_FLOAT64);
+    {
+      tsr_tensor* none = NULL;
+      CHECK(tsr_real(NULL, &none) == TSR_ERR_INVALID_ARGUMENT && none == NULL);
+      CHECK(tsr_imag(re, &none) == TSR_ERR_TYPE && none == NULL);
+      CHECK(strstr(tsr_last_error_message(), "imag") != NULL);
+    }
+    tsr_tensor_release(mag);
+    tsr_tensor_release(im);
+    tsr_tensor_release(re);
+    tsr_tensor_release(zz);
+    tsr_tensor_release(z);
   }
 
   /* One element by index, and a column-major (Fortran) copy out (ABI 1.4). */

@@ -26,7 +26,7 @@ std::string dtype_name(tsr_dtype d) { return tsr_dtype_name(d); }
 tsr_dtype promote(tsr_dtype a, tsr_dtype b) {
   // torch.promote_types over the dtype enum order (printed by torch 1.13);
   // the last three columns and rows by np.promote_types (NumPy 1.24).
-  static const int table[TSR_DTYPE_COUNT][TSR_DTYPE_COUNT] = {
+  static const int table[kRealDtypeCount][kRealDtypeCount] = {
       {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1},         {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
       {0, 1, 2, 0, 2, 2, 2, 2, 2, 2, 0, 1, 1},         {0, 1, 0, 3, 3, 3, 3, 3, 3, 3, 0, 1, 1},
       {0, 1, 2, 3, 4, 6, 6, 7, 8, 4, 7, 8, 1},         {0, 1, 2, 3, 6, 5, 6, 7, 8, 5, 10, 11, 12},

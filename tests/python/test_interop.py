@@ -51,8 +51,8 @@ def test_from_numpy_strided_view_and_writes():
 def test_from_numpy_refuses_what_it_cannot_wrap():
     with pytest.raises(ValueError, match="negative"):
         tessera.from_numpy(np.arange(5)[::-1])
-    with pytest.raises(TypeError, match="complex64"):
-        tessera.from_numpy(np.arange(3, dtype=np.complex64))
+    with pytest.raises(TypeError, match="clongdouble|complex256"):
+        tessera.from_numpy(np.arange(3, dtype=np.clongdouble))  # no complex of long doubles
     with pytest.raises(TypeError):
         tessera.from_numpy([1, 2, 3])
 

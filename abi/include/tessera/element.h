@@ -10,7 +10,9 @@
  * reads as 0. Writing: float32 rounds to nearest, float16 and bfloat16 round
  * through float32 (tessera/half.h); integers truncate toward zero and `v`
  * must lie within the dtype's range (C's conversion rule); bool stores
- * v != 0; an unknown dtype writes nothing.
+ * v != 0; an unknown dtype writes nothing. A complex element (ABI 1.7)
+ * reads as its real part and is written as (v, 0); tsr_element_imag reads
+ * its imaginary part.
  */
 #ifndef TESSERA_ELEMENT_H
 #define TESSERA_ELEMENT_H
@@ -37,8 +39,17 @@ TSR_INLINE double tsr_element_to_double(int32_t dtype, const void* p) {
     case TSR_UINT16: { uint16_t v; memcpy(&v, p, 2); return v; }
     case TSR_UINT32: { uint32_t v; memcpy(&v, p, 4); return v; }
     case TSR_UINT64: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
+    case TSR_COMPLEX64: { float v; memcpy(&v, p, 4); return v; }
+    case TSR_COMPLEX128: { double v; memcpy(&v, p, 8); return v; }
     default: return 0;
   }
+}
+
+/* Since ABI 1.7: the imaginary part of a complex element; 0 for the other dtypes. */
+TSR_INLINE double tsr_element_imag(int32_t dtype, const void* p) {
+  if (dtype == TSR_COMPLEX64) { float v; memcpy(&v, (const char*)p + 4, 4); return v; }
+  if (dtype == TSR_COMPLEX128) { double v; memcpy(&v, (const char*)p + 8, 8); return v; }
+  return 0;
 }
 
 TSR_INLINE void tsr_element_from_double(int32_t dtype, void* p, double v) {
@@ -56,6 +67,8 @@ TSR_INLINE void tsr_element_from_double(int32_t dtype, void* p, double v) {
     case TSR_UINT16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
     case TSR_UINT32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
     case TSR_UINT64: { uint64_t x = (uint64_t)v; memcpy(p, &x, 8); break; }
+    case TSR_COMPLEX64: { float x[2]; x[0] = (float)v; x[1] = 0; memcpy(p, x, 8); break; }
+    case TSR_COMPLEX128: { double x[2]; x[0] = v; x[1] = 0; memcpy(p, x, 16); break; }
     default: break;
   }
 }

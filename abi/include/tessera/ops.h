@@ -232,6 +232,32 @@
  *     (-1.0 -> 2^64 - 1); from 2^64 up, +inf: 0; NaN, -inf, -2^63 and
  *     below: 2^63 (x86-64's conversion, NumPy's results);
  *   - integer to integer (either side unsigned): wrap modulo 2^bits.
+ *
+ * Note [Complex dtypes]
+ *   complex64 and complex128 (ABI 1.7; storage in tessera/dtype.h) follow
+ *   PyTorch 1.13 and the Array API standard 2022.12:
+ *   - promotion: complex outranks every real dtype; a complex dtype and a
+ *     real one give the complex dtype wide enough for both parts
+ *     (complex64 + float64 -> complex128; + uint32 or uint64, which only
+ *     float64 holds, -> complex128, NumPy's rule); an integral, bool,
+ *     float16 or bfloat16 one keeps complex64. A Python complex is the
+ *     complex of a floating tensor's dtype (float64 -> complex128, the other
+ *     floats -> complex64) and complex64 with an integral or bool one.
+ *   - casts: real to complex sets the imaginary part to 0, converting the
+ *     real part as to float32 / float64 (above); complex to real drops the
+ *     imaginary part and converts the real part as from float32 / float64;
+ *     complex to bool: true when either part is not 0 (NaN included);
+ *     complex to complex: each part as float64 <-> float32.
+ *   - the ops that take them are the DTYPES classes *_COMPLEX of
+ *     TSR_OP_TABLE: arithmetic (ADD SUB MUL DIV POW, NEG), EQ and NE (both
+ *     parts equal), ABS (|z| into the real dtype: its output is float32 for
+ *     complex64, float64 for complex128), EXP LOG SQRT TANH and MATH's
+ *     functions but FLOOR CEIL TRUNC (C99 Annex G's complex functions and
+ *     their special cases; ROUND rounds each part, SIGN is z / |z| and 0
+ *     at 0, CONJ negates the imaginary part), WHERE, SUM PROD CUMSUM (in
+ *     the input's dtype), GATHER SCATTER, NONZERO (either part not 0), and
+ *     MATMUL (cgemm / zgemm). The orderings (MAXIMUM MINIMUM LT..GE, MAX
+ *     MIN ARGMAX, SORT) and the integer-valued ops are not defined on them.
  */
 /* Note [Negative steps]
  *   A view's strides are never negative in Tessera: every kernel is
@@ -304,67 +330,67 @@
  *   states. The CPU backend implements them: it is every fallback's
  *   target. The linear algebra functions of the public API (inv, det,
  *   slogdet, ...) are built from them and from primitives. */
-#define TSR_OP_ROWS_(M, X)                                                    \
-  M(X, FILL, 0, "fill", FILL, 0, ALL, PRIMITIVE)                              \
-  M(X, COPY, 1, "copy", COPY, 1, ALL, PRIMITIVE)                              \
-  M(X, ADD, 2, "add", BINARY, 2, ALL, PRIMITIVE)                              \
-  M(X, SUB, 3, "sub", BINARY, 2, NUMERIC, PRIMITIVE)                          \
-  M(X, MUL, 4, "mul", BINARY, 2, ALL, PRIMITIVE)                              \
-  M(X, DIV, 5, "div", BINARY, 2, FLOATING, PRIMITIVE)                         \
-  M(X, MAXIMUM, 6, "maximum", BINARY, 2, ALL, PRIMITIVE)                      \
-  M(X, MINIMUM, 7, "minimum", BINARY, 2, ALL, PRIMITIVE)                      \
-  M(X, POW, 8, "pow", BINARY, 2, NUMERIC, PRIMITIVE)                          \
-  M(X, EQ, 9, "eq", COMPARE, 2, ALL, PRIMITIVE)                               \
-  M(X, NE, 10, "ne", COMPARE, 2, ALL, PRIMITIVE)                              \
-  M(X, LT, 11, "lt", COMPARE, 2, ALL, PRIMITIVE)                              \
-  M(X, LE, 12, "le", COMPARE, 2, ALL, PRIMITIVE)                              \
-  M(X, GT, 13, "gt", COMPARE, 2, ALL, COMPOSITE)                              \
-  M(X, GE, 14, "ge", COMPARE, 2, ALL, COMPOSITE)                              \
-  M(X, NEG, 15, "neg", UNARY, 1, NUMERIC, PRIMITIVE)                          \
-  M(X, ABS, 16, "abs", UNARY, 1, NUMERIC, PRIMITIVE)                          \
-  M(X, EXP, 17, "exp", UNARY, 1, FLOATING, PRIMITIVE)                         \
-  M(X, LOG, 18, "log", UNARY, 1, FLOATING, PRIMITIVE)                         \
-  M(X, SQRT, 19, "sqrt", UNARY, 1, FLOATING, PRIMITIVE)                       \
-  M(X, RELU, 20, "relu", UNARY, 1, NUMERIC, COMPOSITE)                        \
-  M(X, SIGMOID, 21, "sigmoid", UNARY, 1, FLOATING, COMPOSITE)                 \
-  M(X, TANH, 22, "tanh", UNARY, 1, FLOATING, PRIMITIVE)                       \
-  M(X, WHERE, 23, "where", WHERE, 3, ALL, PRIMITIVE)                          \
-  M(X, SUM, 24, "sum", REDUCE, 1, ALL, PRIMITIVE)                             \
-  M(X, MEAN, 25, "mean", REDUCE, 1, FLOATING, COMPOSITE)                      \
-  M(X, MAX, 26, "max", REDUCE, 1, ALL, PRIMITIVE)                             \
-  M(X, MIN, 27, "min", REDUCE, 1, ALL, PRIMITIVE)                             \
-  M(X, ARGMAX, 28, "argmax", REDUCE, 1, NUMERIC, PRIMITIVE)                   \
-  M(X, MATMUL, 29, "matmul", MATMUL, 2, NUMERIC, PRIMITIVE)                   \
-  M(X, ARANGE, 30, "arange", ARANGE, 0, NUMERIC, PRIMITIVE)                   \
-  M(X, LINSPACE, 31, "linspace", LINSPACE, 0, NUMERIC, PRIMITIVE)             \
-  M(X, RAND_UNIFORM, 32, "rand", RANDOM, 0, FLOATING, PRIMITIVE)              \
-  M(X, RAND_NORMAL, 33, "randn", RANDOM, 0, FLOATING, PRIMITIVE)              \
-  M(X, MATH, 34, "math", MATH, 1, FLOATING, PRIMITIVE)                        \
-  M(X, ATAN2, 35, "atan2", BINARY, 2, FLOATING, PRIMITIVE)                    \
-  M(X, FLOOR_DIVIDE, 36, "floor_divide", BINARY, 2, NUMERIC, PRIMITIVE)       \
-  M(X, REMAINDER, 37, "remainder", BINARY, 2, NUMERIC, PRIMITIVE)             \
-  M(X, BITWISE_AND, 38, "bitwise_and", BINARY, 2, INTEGRAL, PRIMITIVE)        \
-  M(X, BITWISE_OR, 39, "bitwise_or", BINARY, 2, INTEGRAL, PRIMITIVE)          \
-  M(X, BITWISE_XOR, 40, "bitwise_xor", BINARY, 2, INTEGRAL, PRIMITIVE)        \
-  M(X, SHIFT_LEFT, 41, "bitwise_left_shift", BINARY, 2, INTEGER, PRIMITIVE)   \
-  M(X, SHIFT_RIGHT, 42, "bitwise_right_shift", BINARY, 2, INTEGER, PRIMITIVE) \
-  M(X, LOGADDEXP, 43, "logaddexp", BINARY, 2, FLOATING, COMPOSITE)            \
-  M(X, PROD, 44, "prod", REDUCE, 1, ALL, PRIMITIVE)                           \
-  M(X, ARGMIN, 45, "argmin", REDUCE, 1, NUMERIC, COMPOSITE)                   \
-  M(X, VAR, 46, "var", REDUCE, 1, FLOATING, COMPOSITE)                        \
-  M(X, STD, 47, "std", REDUCE, 1, FLOATING, COMPOSITE)                        \
-  M(X, CUMSUM, 48, "cumsum", SCAN, 1, ALL, PRIMITIVE)                         \
-  M(X, GATHER, 49, "gather", GATHER, 2, ALL, PRIMITIVE)                       \
-  M(X, SCATTER, 50, "scatter", SCATTER, 2, ALL, PRIMITIVE)                    \
-  M(X, SORT, 51, "sort", SORT, 1, ALL, PRIMITIVE)                             \
-  M(X, ARGSORT, 52, "argsort", SORT, 1, ALL, PRIMITIVE)                       \
-  M(X, NONZERO, 53, "nonzero", COMPACT, 1, ALL, PRIMITIVE)                   \
-  M(X, CHOLESKY, 54, "cholesky", LINALG, 1, LINALG, OPTIONAL)                 \
-  M(X, LU, 55, "lu_factor", LINALG, 1, LINALG, OPTIONAL)                      \
-  M(X, SOLVE, 56, "solve", LINALG, 2, LINALG, OPTIONAL)                       \
-  M(X, QR, 57, "qr", LINALG, 1, LINALG, OPTIONAL)                             \
-  M(X, SVD, 58, "svd", LINALG, 1, LINALG, OPTIONAL)                           \
-  M(X, EIGH, 59, "eigh", LINALG, 1, LINALG, OPTIONAL)                         \
+#define TSR_OP_ROWS_(M, X)                                                          \
+  M(X, FILL, 0, "fill", FILL, 0, ALL_COMPLEX, PRIMITIVE)                            \
+  M(X, COPY, 1, "copy", COPY, 1, ALL_COMPLEX, PRIMITIVE)                            \
+  M(X, ADD, 2, "add", BINARY, 2, ALL_COMPLEX, PRIMITIVE)                            \
+  M(X, SUB, 3, "sub", BINARY, 2, NUMERIC_COMPLEX, PRIMITIVE)                        \
+  M(X, MUL, 4, "mul", BINARY, 2, ALL_COMPLEX, PRIMITIVE)                            \
+  M(X, DIV, 5, "div", BINARY, 2, FLOATING_COMPLEX, PRIMITIVE)                       \
+  M(X, MAXIMUM, 6, "maximum", BINARY, 2, ALL, PRIMITIVE)                            \
+  M(X, MINIMUM, 7, "minimum", BINARY, 2, ALL, PRIMITIVE)                            \
+  M(X, POW, 8, "pow", BINARY, 2, NUMERIC_COMPLEX, PRIMITIVE)                        \
+  M(X, EQ, 9, "eq", COMPARE, 2, ALL_COMPLEX, PRIMITIVE)                             \
+  M(X, NE, 10, "ne", COMPARE, 2, ALL_COMPLEX, PRIMITIVE)                            \
+  M(X, LT, 11, "lt", COMPARE, 2, ALL, PRIMITIVE)                                    \
+  M(X, LE, 12, "le", COMPARE, 2, ALL, PRIMITIVE)                                    \
+  M(X, GT, 13, "gt", COMPARE, 2, ALL, COMPOSITE)                                    \
+  M(X, GE, 14, "ge", COMPARE, 2, ALL, COMPOSITE)                                    \
+  M(X, NEG, 15, "neg", UNARY, 1, NUMERIC_COMPLEX, PRIMITIVE)                        \
+  M(X, ABS, 16, "abs", UNARY, 1, NUMERIC_COMPLEX, PRIMITIVE)                        \
+  M(X, EXP, 17, "exp", UNARY, 1, FLOATING_COMPLEX, PRIMITIVE)                       \
+  M(X, LOG, 18, "log", UNARY, 1, FLOATING_COMPLEX, PRIMITIVE)                       \
+  M(X, SQRT, 19, "sqrt", UNARY, 1, FLOATING_COMPLEX, PRIMITIVE)                     \
+  M(X, RELU, 20, "relu", UNARY, 1, NUMERIC, COMPOSITE)                              \
+  M(X, SIGMOID, 21, "sigmoid", UNARY, 1, FLOATING_COMPLEX, COMPOSITE)               \
+  M(X, TANH, 22, "tanh", UNARY, 1, FLOATING_COMPLEX, PRIMITIVE)                     \
+  M(X, WHERE, 23, "where", WHERE, 3, ALL_COMPLEX, PRIMITIVE)                        \
+  M(X, SUM, 24, "sum", REDUCE, 1, ALL_COMPLEX, PRIMITIVE)                           \
+  M(X, MEAN, 25, "mean", REDUCE, 1, FLOATING_COMPLEX, COMPOSITE)                    \
+  M(X, MAX, 26, "max", REDUCE, 1, ALL, PRIMITIVE)                                   \
+  M(X, MIN, 27, "min", REDUCE, 1, ALL, PRIMITIVE)                                   \
+  M(X, ARGMAX, 28, "argmax", REDUCE, 1, NUMERIC, PRIMITIVE)                         \
+  M(X, MATMUL, 29, "matmul", MATMUL, 2, NUMERIC_COMPLEX, PRIMITIVE)                 \
+  M(X, ARANGE, 30, "arange", ARANGE, 0, NUMERIC, PRIMITIVE)                         \
+  M(X, LINSPACE, 31, "linspace", LINSPACE, 0, NUMERIC, PRIMITIVE)                   \
+  M(X, RAND_UNIFORM, 32, "rand", RANDOM, 0, FLOATING, PRIMITIVE)                    \
+  M(X, RAND_NORMAL, 33, "randn", RANDOM, 0, FLOATING, PRIMITIVE)                    \
+  M(X, MATH, 34, "math", MATH, 1, FLOATING_COMPLEX, PRIMITIVE)                      \
+  M(X, ATAN2, 35, "atan2", BINARY, 2, FLOATING, PRIMITIVE)                          \
+  M(X, FLOOR_DIVIDE, 36, "floor_divide", BINARY, 2, NUMERIC, PRIMITIVE)             \
+  M(X, REMAINDER, 37, "remainder", BINARY, 2, NUMERIC, PRIMITIVE)                   \
+  M(X, BITWISE_AND, 38, "bitwise_and", BINARY, 2, INTEGRAL, PRIMITIVE)              \
+  M(X, BITWISE_OR, 39, "bitwise_or", BINARY, 2, INTEGRAL, PRIMITIVE)                \
+  M(X, BITWISE_XOR, 40, "bitwise_xor", BINARY, 2, INTEGRAL, PRIMITIVE)              \
+  M(X, SHIFT_LEFT, 41, "bitwise_left_shift", BINARY, 2, INTEGER, PRIMITIVE)         \
+  M(X, SHIFT_RIGHT, 42, "bitwise_right_shift", BINARY, 2, INTEGER, PRIMITIVE)       \
+  M(X, LOGADDEXP, 43, "logaddexp", BINARY, 2, FLOATING, COMPOSITE)                  \
+  M(X, PROD, 44, "prod", REDUCE, 1, ALL_COMPLEX, PRIMITIVE)                         \
+  M(X, ARGMIN, 45, "argmin", REDUCE, 1, NUMERIC, COMPOSITE)                         \
+  M(X, VAR, 46, "var", REDUCE, 1, FLOATING, COMPOSITE)                              \
+  M(X, STD, 47, "std", REDUCE, 1, FLOATING, COMPOSITE)                              \
+  M(X, CUMSUM, 48, "cumsum", SCAN, 1, ALL_COMPLEX, PRIMITIVE)                       \
+  M(X, GATHER, 49, "gather", GATHER, 2, ALL_COMPLEX, PRIMITIVE)                     \
+  M(X, SCATTER, 50, "scatter", SCATTER, 2, ALL_COMPLEX, PRIMITIVE)                  \
+  M(X, SORT, 51, "sort", SORT, 1, ALL, PRIMITIVE)                                   \
+  M(X, ARGSORT, 52, "argsort", SORT, 1, ALL, PRIMITIVE)                             \
+  M(X, NONZERO, 53, "nonzero", COMPACT, 1, ALL_COMPLEX, PRIMITIVE)                  \
+  M(X, CHOLESKY, 54, "cholesky", LINALG, 1, LINALG, OPTIONAL)                       \
+  M(X, LU, 55, "lu_factor", LINALG, 1, LINALG, OPTIONAL)                            \
+  M(X, SOLVE, 56, "solve", LINALG, 2, LINALG, OPTIONAL)                             \
+  M(X, QR, 57, "qr", LINALG, 1, LINALG, OPTIONAL)                                   \
+  M(X, SVD, 58, "svd", LINALG, 1, LINALG, OPTIONAL)                                 \
+  M(X, EIGH, 59, "eigh", LINALG, 1, LINALG, OPTIONAL)                               \
   M(X, INV, 60, "inv", LINALG, 1, LINALG, OPTIONAL)
 #define TSR_OP_PASS7_(X, op, value, name, kind, arity, dtypes, role) X(op, value, name, kind, arity, dtypes, role)
 #define TSR_OP_PASS5_(X, op, value, name, kind, arity, dtypes, role) X(op, value, name, kind, arity)
@@ -456,6 +482,12 @@ enum tsr_op_dtypes {
   TSR_OP_DTYPES_INTEGRAL = 3, /* the integers and bool (bitwise ops) */
   TSR_OP_DTYPES_INTEGER = 4,  /* the integers, without bool (shifts) */
   TSR_OP_DTYPES_LINALG = 5,   /* float32 and float64: LAPACK's real types (ABI 1.6) */
+  /* ABI 1.7: the classes above take no complex dtype; these three take the
+   * same real dtypes as ALL, NUMERIC and FLOATING, plus complex64 and
+   * complex128 (Note [Complex dtypes]). */
+  TSR_OP_DTYPES_ALL_COMPLEX = 6,
+  TSR_OP_DTYPES_NUMERIC_COMPLEX = 7,
+  TSR_OP_DTYPES_FLOATING_COMPLEX = 8,
   TSR_OP_DTYPES_MAX_ENUM = 0x7FFFFFFF
 };
 
@@ -498,7 +530,8 @@ enum tsr_math_fn {
   TSR_MATH_TRUNC = 17,
   TSR_MATH_ROUND = 18, /* to the nearest integer, ties to even (nearbyint) */
   TSR_MATH_SIGN = 19,  /* -1, 0 or 1; NaN stays NaN; -0 and +0 give +0 */
-  TSR_MATH_FN_COUNT = 20,
+  TSR_MATH_CONJ = 20,  /* ABI 1.7: the complex conjugate; the identity on real dtypes */
+  TSR_MATH_FN_COUNT = 21,
   TSR_MATH_FN_MAX_ENUM = 0x7FFFFFFF
 };
 
@@ -525,6 +558,7 @@ TSR_INLINE TSR_CONSTEXPR const char* tsr_math_fn_name(int fn) {
     case TSR_MATH_TRUNC: return "trunc";
     case TSR_MATH_ROUND: return "round";
     case TSR_MATH_SIGN: return "sign";
+    case TSR_MATH_CONJ: return "conj";
     default: return "?";
   }
 }
@@ -551,6 +585,9 @@ TSR_INLINE TSR_CONSTEXPR int tsr_op_takes_dtype(int op, int dtype) {
     case TSR_OP_DTYPES_INTEGRAL: return integer || dtype == TSR_BOOL;
     case TSR_OP_DTYPES_INTEGER: return integer;
     case TSR_OP_DTYPES_LINALG: return dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64;
+    case TSR_OP_DTYPES_ALL_COMPLEX: return floating || integer || dtype == TSR_BOOL || tsr_dtype_is_complex(dtype);
+    case TSR_OP_DTYPES_NUMERIC_COMPLEX: return floating || integer || tsr_dtype_is_complex(dtype);
+    case TSR_OP_DTYPES_FLOATING_COMPLEX: return floating || tsr_dtype_is_complex(dtype);
     default: return 0;
   }
 }

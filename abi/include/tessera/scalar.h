@@ -8,18 +8,26 @@
  * tensor gives float32. It is a frozen value type (Note [Extensible
  * structs] in tessera/status.h): 24 bytes, passed by value; changing it is a
  * major bump.
+ *
+ * A COMPLEX scalar (ABI 1.7) keeps that layout: `f` holds the real part and
+ * the eight bytes of `i` the imaginary part's double (tsr_scalar_complex
+ * writes them, tsr_scalar_imag reads them), so a reader of `f` alone gets
+ * the real part, as a cast to a real dtype does. A Python complex promotes
+ * as one: above every real dtype (Note [Complex dtypes] in tessera/ops.h).
  */
 #ifndef TESSERA_SCALAR_H
 #define TESSERA_SCALAR_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "tessera/export.h"
 
 typedef enum tsr_scalar_kind {
   TSR_SCALAR_FLOAT = 0, /* `f` holds the value */
   TSR_SCALAR_INT = 1,   /* `i` holds the value (exact for every int64) */
-  TSR_SCALAR_BOOL = 2   /* `i` holds 0 or 1 */
+  TSR_SCALAR_BOOL = 2,  /* `i` holds 0 or 1 */
+  TSR_SCALAR_COMPLEX = 3 /* ABI 1.7: `f` the real part, `i`'s bytes the imaginary part's double */
 } tsr_scalar_kind;
 
 typedef struct tsr_scalar {
@@ -56,6 +64,24 @@ TSR_INLINE tsr_scalar tsr_scalar_bool(int v) {
   s.i = v != 0;
   s.f = (double)s.i;
   return s;
+}
+
+/* ---- since ABI 1.7 ---- */
+
+TSR_INLINE tsr_scalar tsr_scalar_complex(double real, double imag) {
+  tsr_scalar s;
+  s.kind = TSR_SCALAR_COMPLEX;
+  s.reserved = 0;
+  s.f = real;
+  memcpy(&s.i, &imag, sizeof imag);
+  return s;
+}
+
+/* The imaginary part: a COMPLEX scalar's, 0 for the other kinds. */
+TSR_INLINE double tsr_scalar_imag(tsr_scalar s) {
+  double imag = 0.0;
+  if (s.kind == TSR_SCALAR_COMPLEX) memcpy(&imag, &s.i, sizeof imag);
+  return imag;
 }
 
 #endif /* TESSERA_SCALAR_H */

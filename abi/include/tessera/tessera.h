@@ -323,6 +323,14 @@ TSR_API tsr_status tsr_view(tsr_tensor* t, int32_t ndim, const int64_t* shape, t
 /* A view when one exists, else a copy. One size may be -1 (also for view). */
 TSR_API tsr_status tsr_reshape(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_tensor** out);
 TSR_API tsr_status tsr_transpose(tsr_tensor* t, int32_t dim0, int32_t dim1, tsr_tensor** out);
+/* Since ABI 1.7: the real or imaginary part of a complex64 / complex128
+ * tensor, a view of its storage in float32 / float64 (strides and offset
+ * counted in the real dtype: twice the complex ones, the imaginary part one
+ * further), as torch.real and torch.imag; writing through it writes the
+ * complex tensor. tsr_real of a real tensor is a view of it; tsr_imag of one
+ * is TSR_ERR_TYPE. The conjugate is tsr_math(TSR_MATH_CONJ, ...). */
+TSR_API tsr_status tsr_real(tsr_tensor* t, tsr_tensor** out);
+TSR_API tsr_status tsr_imag(tsr_tensor* t, tsr_tensor** out);
 /* x.T: reverses all dims (PyTorch 1.13's Tensor.T). */
 TSR_API tsr_status tsr_t(tsr_tensor* t, tsr_tensor** out);
 TSR_API tsr_status tsr_permute(tsr_tensor* t, int32_t ndim, const int32_t* dims, tsr_tensor** out);
@@ -420,8 +428,10 @@ TSR_API tsr_status tsr_reduce_ex(tsr_op op, tsr_tensor* t, const tsr_reduce_opti
  * tessera/ops.h: sin .. sign) of a, as the Array API defines it: floating
  * input keeps its dtype; integer input to floor, ceil, trunc, round and
  * sign keeps its dtype (the first four return a copy); the other
- * functions of an integer compute in float32; bool is refused. The result
- * has a's dense layout. */
+ * functions of an integer compute in float32; bool is refused. Complex
+ * input (ABI 1.7) keeps its dtype; floor, ceil and trunc refuse it, and
+ * conj (TSR_MATH_CONJ) of a real tensor is a copy. The result has a's dense
+ * layout. */
 TSR_API tsr_status tsr_math(int32_t fn, tsr_tensor* a, tsr_tensor** out);
 /* tsr_math into an existing tensor of the result's shape (out= never
  * resizes; the result is cast to out's dtype where that is a safe cast, as
@@ -606,7 +616,7 @@ TSR_API tsr_status tsr_copy_to_host(tsr_tensor* t, void* host, size_t host_nbyte
 TSR_API tsr_status tsr_copy_from_host(tsr_tensor* t, const void* host, size_t host_nbytes,
                                       const int64_t* host_strides);
 /* The value of a one-element tensor, exact: FLOAT for floating dtypes, INT
- * for integral, BOOL for bool. A uint64 (since ABI 1.5) is an INT whose `i`
+ * for integral, BOOL for bool, COMPLEX for complex (since ABI 1.7). A uint64 (since ABI 1.5) is an INT whose `i`
  * holds the value's 64 bits (values from 2^63 on read as negative: cast `i`
  * to uint64_t) and whose `f` holds the value rounded to double. */
 TSR_API tsr_status tsr_item(tsr_tensor* t, tsr_scalar* out);
@@ -616,7 +626,7 @@ TSR_API tsr_status tsr_format(tsr_tensor* t, char** out);
  * order it reads them. Free *out with tsr_string_free. */
 TSR_API tsr_status tsr_format_layout(tsr_tensor* t, char** out);
 
-/* Limits of a floating dtype (PyTorch's finfo). */
+/* Limits of a floating dtype (PyTorch's finfo); of a complex dtype, its parts' (ABI 1.7). */
 typedef struct tsr_finfo {
   size_t struct_size; /* set by the caller */
   int32_t bits;

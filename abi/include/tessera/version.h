@@ -102,6 +102,18 @@
  *        tsr_linalg_solve, tsr_linalg_inv, tsr_linalg_det,
  *        tsr_linalg_slogdet, tsr_linalg_qr, tsr_linalg_svd and
  *        tsr_linalg_eigh (tessera.h).
+ *   1.7  Complex numbers (issue 20): the dtypes TSR_COMPLEX64 and
+ *        TSR_COMPLEX128 (appended, 13 and 14; TSR_DTYPE_COUNT 15) with
+ *        tsr_dtype_is_complex, tsr_dtype_real and tsr_dtype_complex
+ *        (dtype.h); the scalar kind TSR_SCALAR_COMPLEX with
+ *        tsr_scalar_complex and tsr_scalar_imag (scalar.h, the frozen
+ *        24-byte layout kept); the DTYPES classes ALL_COMPLEX,
+ *        NUMERIC_COMPLEX and FLOATING_COMPLEX in TSR_OP_TABLE's rows and
+ *        TSR_MATH_CONJ (ops.h; Note [Complex dtypes]: promotion, casts,
+ *        which ops take them, ABS's real output). A 1.6 plugin has no
+ *        kernels for them (an op on them runs through the CPU fallback
+ *        where configured); a 1.6 runtime ignores a 1.7 plugin's entries
+ *        for them. Public API: tsr_real, tsr_imag (views), tsr_conj.
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H
@@ -109,7 +121,7 @@
 #include <stdint.h>
 
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 6
+#define TSR_ABI_VERSION_MINOR 7
 
 /* Packs (major, minor) into one uint32_t: major in the high 16 bits. */
 #define TSR_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))

@@ -16,8 +16,8 @@ import operator as _operator
 from . import _lib, _types
 from ._lib import C as _C, check as _check, runtime as _runtime
 from ._types import as_device as _as_device
-from ._types import (DTYPES as _DTYPES, Size, bfloat16, device, dtype, finfo, float16, float32, float64,
-                     int8, int16, int32, int64, promote_types, uint8, uint16, uint32, uint64)
+from ._types import (DTYPES as _DTYPES, Size, bfloat16, complex64, complex128, device, dtype, finfo, float16,
+                     float32, float64, int8, int16, int32, int64, promote_types, uint8, uint16, uint32, uint64)
 from ._types import bool_ as bool  # noqa: A001  (tessera.bool, as torch.bool)
 from ._tensor import Tensor, _binop, _binop_out, _rbinop, _tensor_only, _unop, _unop_out, scalar as _scalar
 from ._creation import (arange, as_tensor, empty, empty_like, full, full_like, linspace, manual_seed, ones,
@@ -29,6 +29,7 @@ from . import linalg, testing
 __version__ = "0.1.0"
 
 half, double, long, short = float16, float64, int64, int16
+cfloat, cdouble = complex64, complex128
 float = float32  # noqa: A001  (torch.float)
 int = int32  # noqa: A001  (torch.int)
 
@@ -214,6 +215,25 @@ ceil = _math1("ceil")
 trunc = _math1("trunc")
 round = _math1("round")  # noqa: A001
 sign = _math1("sign")
+conj = conj_physical = _math1("conj")
+
+
+def real(input):
+    """torch.real: the real part, a view of a complex tensor's storage."""
+    return _tensor_arg("real", input).real
+
+
+def imag(input):
+    """torch.imag: the imaginary part of a complex tensor, a view of its storage."""
+    return _tensor_arg("imag", input).imag
+
+
+def is_complex(input):
+    return _tensor_arg("is_complex", input).is_complex()
+
+
+def is_floating_point(input):
+    return _tensor_arg("is_floating_point", input).is_floating_point()
 
 
 def bitwise_not(input):
@@ -514,7 +534,8 @@ __all__ = [
     "broadcast_shapes", "set_printoptions", "add", "sub", "mul", "div", "maximum", "minimum", "where", "relu",
     "sigmoid", "exp", "log", "sqrt", "tanh", "abs", "neg", "pow", "matmul", "sum", "mean", "max", "min",
     "argmax", "float32", "float64", "float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64", "bool",
-    "uint16", "uint32", "uint64",
+    "uint16", "uint32", "uint64", "complex64", "complex128", "cfloat", "cdouble", "real", "imag", "conj",
+    "conj_physical", "is_complex", "is_floating_point",
     "promote_types", "get_default_dtype", "is_tensor", "zeros_like", "ones_like", "full_like", "empty_like",
     "rand_like", "randn_like", "clone", "reshape", "transpose", "permute", "flatten", "unsqueeze", "squeeze",
     "eq", "ne", "lt", "le", "gt", "ge", "describe", "devices", "cuda", "synchronize", "empty_cache", "memory_stats",

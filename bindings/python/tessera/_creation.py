@@ -5,7 +5,8 @@ from array import array
 
 from ._lib import C, runtime
 from ._tensor import Tensor, _call, fill_scalar, i64_array, scalar, shape_args
-from ._types import as_device, as_dtype, bool_, float32, float64, int64, promote_types, uint64
+from ._types import (as_device, as_dtype, bool_, complex64, complex128, float32, float64, int64, promote_types,
+                     uint64)
 
 _UNDEFINED = -1  # TSR_DTYPE_UNDEFINED
 
@@ -119,8 +120,8 @@ def _flatten(data):
     """Nested sequences of numbers -> (flat values, shape, inferred dtype,
     host kind). The dtype follows PyTorch: Python floats are float32, ints
     int64, bools bool, NumPy scalars and tensors keep theirs, all promoted.
-    The host kind (0 bool, 1 int, 2 float) is what the values must be
-    packed as to stay exact."""
+    The host kind (0 bool, 1 int, 2 float, 3 complex) is what the values
+    must be packed as to stay exact."""
     shape = []
     probe = data
     while _is_sequence(probe):
@@ -178,12 +179,14 @@ def _element(v, state):
     elif isinstance(v, float):
         d = float32
     elif isinstance(v, complex):
-        raise TypeError("tessera has no complex dtypes")
+        d = complex64  # the default complex dtype, as torch's
     else:
         raise TypeError("new(): invalid data type '%s'" % type(v).__name__)
     state[0] = d if state[0] is None else promote_types(state[0], d)
-    if isinstance(v, float):
-        state[1] = 2
+    if isinstance(v, complex):
+        state[1] = 3
+    elif isinstance(v, float):
+        state[1] = max(state[1], 2)
     elif not isinstance(v, bool) and state[1] < 1:
         state[1] = 1
     return v
@@ -192,7 +195,13 @@ def _element(v, state):
 def _from_sequence(data, dtype, device):
     flat, shape, inferred, kind = _flatten(data)
     target = dtype or inferred or float32  # torch.tensor([]) is float32
-    if kind == 2 or (kind == 1 and target.is_floating_point):
+    if kind == 3 or target.is_complex:  # (real, imaginary) pairs of doubles
+        pairs = []
+        for v in flat:
+            v = complex(v)
+            pairs += (v.real, v.imag)
+        buf, host = array("d", pairs), complex128
+    elif kind == 2 or (kind == 1 and target.is_floating_point):
         buf, host = array("d", flat), float64
     elif kind == 1:
         try:

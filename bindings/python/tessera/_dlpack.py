@@ -70,11 +70,11 @@ kDLCPU, kDLCUDA, kDLExt = 1, 2, 12
 _TSR_DEVICE_CPU, _TSR_DEVICE_CUDA = 1, 2  # tessera/device.h
 
 # DLDataTypeCode
-_kDLInt, _kDLUInt, _kDLFloat, _kDLBfloat, _kDLBool = 0, 1, 2, 4, 6
+_kDLInt, _kDLUInt, _kDLFloat, _kDLBfloat, _kDLComplex, _kDLBool = 0, 1, 2, 4, 5, 6
 # tessera dtype code -> (DLPack code, bits)
 _TO_DL = {0: (_kDLFloat, 32), 1: (_kDLFloat, 64), 2: (_kDLFloat, 16), 3: (_kDLBfloat, 16), 4: (_kDLInt, 8),
           5: (_kDLUInt, 8), 6: (_kDLInt, 16), 7: (_kDLInt, 32), 8: (_kDLInt, 64), 10: (_kDLUInt, 16),
-          11: (_kDLUInt, 32), 12: (_kDLUInt, 64)}
+          11: (_kDLUInt, 32), 12: (_kDLUInt, 64), 13: (_kDLComplex, 64), 14: (_kDLComplex, 128)}
 _FROM_DL = {v: k for k, v in _TO_DL.items()}
 _FROM_DL[(_kDLBool, 8)] = 9  # DLPack >= 0.8 spells bool this way
 

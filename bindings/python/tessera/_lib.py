@@ -98,7 +98,7 @@ class ReduceOptions(Structure):  # tsr_reduce_options (ABI 1.5)
 # MATH's functions (enum tsr_math_fn, tessera/ops.h), name to number.
 MATH_FN = {name: i for i, name in enumerate(
     ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "log1p",
-     "log2", "log10", "floor", "ceil", "trunc", "round", "sign"))}
+     "log2", "log10", "floor", "ceil", "trunc", "round", "sign", "conj"))}
 
 
 class Finfo(Structure):  # tsr_finfo
@@ -190,6 +190,8 @@ _SIGNATURES = {
     "tsr_view": (ST, [T, I32, I64P, OUT]),
     "tsr_reshape": (ST, [T, I32, I64P, OUT]),
     "tsr_transpose": (ST, [T, I32, I32, OUT]),
+    "tsr_real": (ST, [T, OUT]),
+    "tsr_imag": (ST, [T, OUT]),
     "tsr_t": (ST, [T, OUT]),
     "tsr_permute": (ST, [T, I32, POINTER(c_int32), OUT]),
     "tsr_slice": (ST, [T, I32, c_int64, c_int64, c_int64, OUT]),
@@ -286,6 +288,7 @@ _QUICK = {
     "tsr_tensor_storage_offset", "tsr_tensor_dtype", "tsr_tensor_device", "tsr_tensor_numel",
     "tsr_tensor_element_size", "tsr_tensor_is_contiguous", "tsr_tensor_storage_data",
     "tsr_tensor_storage_nbytes", "tsr_tensor_describe", "tsr_promote_types", "tsr_view", "tsr_transpose",
+    "tsr_real", "tsr_imag",
     "tsr_t", "tsr_permute", "tsr_slice", "tsr_select", "tsr_unsqueeze", "tsr_squeeze", "tsr_squeeze_all",
     "tsr_expand", "tsr_flatten", "tsr_as_strided", "tsr_device_is_host_accessible",
 }

@@ -17,13 +17,13 @@ from ._types import DTYPES, as_device, device_of
 
 # NumPy dtype name -> tessera dtype code (no bfloat16 in NumPy).
 _FROM_NUMPY = {"float32": 0, "float64": 1, "float16": 2, "int8": 4, "uint8": 5, "int16": 6, "int32": 7,
-               "int64": 8, "bool": 9, "uint16": 10, "uint32": 11, "uint64": 12}
+               "int64": 8, "bool": 9, "uint16": 10, "uint32": 11, "uint64": 12, "complex64": 13, "complex128": 14}
 # tessera dtype code -> the array interface's typestr (little-endian host).
 _TYPESTR = {0: "<f4", 1: "<f8", 2: "<f2", 4: "|i1", 5: "|u1", 6: "<i2", 7: "<i4", 8: "<i8", 9: "|b1", 10: "<u2",
-            11: "<u4", 12: "<u8"}
+            11: "<u4", 12: "<u8", 13: "<c8", 14: "<c16"}
 
 _UNSUPPORTED = ("can't convert np.ndarray of type numpy.%s. The only supported types are: float64, float32, "
-                "float16, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool.")
+                "float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool.")
 _NEGATIVE = ("At least one stride in the given numpy array is negative, and tensors with negative strides "
              "are not currently supported. (You can probably work around this by making a copy of your array "
              " with array.copy().) ")
@@ -80,7 +80,7 @@ def from_numpy_copy(a, dtype, device):
     a = np.asarray(a)
     d = numpy_dtype_to_tessera(a.dtype)
     if d is None:
-        if a.dtype.kind in "biuf" and not a.dtype.isnative:
+        if a.dtype.kind in "biufc" and not a.dtype.isnative:
             a = a.astype(a.dtype.newbyteorder("="))
             d = numpy_dtype_to_tessera(a.dtype)
         if d is None:

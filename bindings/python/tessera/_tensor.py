@@ -39,7 +39,7 @@ _MAXIMUM, _MINIMUM, _POW = OP["maximum"], OP["minimum"], OP["pow"]
 _EQ, _NE, _LT, _LE, _GT, _GE = OP["eq"], OP["ne"], OP["lt"], OP["le"], OP["gt"], OP["ge"]
 
 _I64_MIN, _I64_MAX = -(2 ** 63), 2 ** 63 - 1
-_STRUCT_FORMATS = ("f", "d", None, None, "b", "B", "h", "i", "q", "?", "H", "I", "Q")  # by dtype code
+_STRUCT_FORMATS = ("f", "d", None, None, "b", "B", "h", "i", "q", "?", "H", "I", "Q", "ff", "dd")  # by dtype code
 _I64 = [c_int64 * n for n in range(_lib.MAX_DIMS + 1)]
 _I32 = [c_int32 * n for n in range(_lib.MAX_DIMS + 1)]
 
@@ -119,6 +119,24 @@ def scalar(v):
     return _other_scalar(v)
 
 
+def complex_scalar(v):
+    """A complex number as a tsr_scalar of kind COMPLEX: `f` the real part,
+    `i` the bits of the imaginary part's double (tessera/scalar.h)."""
+    v = complex(v)
+    return Scalar(3, 0, v.real, struct.unpack("<q", struct.pack("<d", v.imag))[0])
+
+
+def scalar_value(s):
+    """The Python number a tsr_scalar holds (an INT as its int64 value)."""
+    if s.kind == 0:
+        return s.f
+    if s.kind == 2:
+        return s.i != 0
+    if s.kind == 3:
+        return complex(s.f, struct.unpack("<d", struct.pack("<q", s.i))[0])
+    return s.i
+
+
 _UINT64 = 12
 
 
@@ -138,6 +156,8 @@ def _other_scalar(v):
         return Scalar(0, 0, float(v), 0)
     if isinstance(v, int):
         return scalar(int(v))
+    if isinstance(v, complex):
+        return complex_scalar(v)
     mod = type(v).__module__
     if mod == "numpy":  # NumPy scalars act as the Python number they hold
         import numpy as np
@@ -147,6 +167,8 @@ def _other_scalar(v):
             return scalar(int(v))
         if isinstance(v, np.floating):
             return Scalar(0, 0, float(v), 0)
+        if isinstance(v, np.complexfloating):
+            return complex_scalar(v)
     return None
 
 
@@ -423,6 +445,32 @@ class Tensor:
     def is_floating_point(self):
         return DTYPES[_dtype(self._h)].is_floating_point
 
+    def is_complex(self):
+        return DTYPES[_dtype(self._h)].is_complex
+
+    @property
+    def real(self):
+        """The real part: a view of a complex tensor's storage (torch.real),
+        the tensor itself for a real one."""
+        return _call(C.real, self._h)
+
+    @property
+    def imag(self):
+        """The imaginary part of a complex tensor: a view of its storage."""
+        return _call(C.imag, self._h)
+
+    def conj(self):
+        """The complex conjugate (a copy; of a real tensor, a copy of it)."""
+        return self._math("conj")
+
+    conj_physical = conj
+
+    def resolve_conj(self):
+        return self
+
+    def is_conj(self):
+        return False
+
     def untyped_storage(self):
         return UntypedStorage(self)
 
@@ -462,13 +510,9 @@ class Tensor:
     def item(self):
         s = Scalar()
         check(C.item(self._h, s))
-        if s.kind == 0:
-            return s.f
-        if s.kind == 2:
-            return s.i != 0
-        if _dtype(self._h) == _UINT64:  # tsr_item: i holds the bits
+        if s.kind == 1 and _dtype(self._h) == _UINT64:  # tsr_item: i holds the bits
             return s.i % 2 ** 64
-        return s.i
+        return scalar_value(s)
 
     def _one_value(self):
         if _numel(self._h) != 1:
@@ -477,6 +521,9 @@ class Tensor:
 
     def __float__(self):
         return float(self._one_value())
+
+    def __complex__(self):
+        return complex(self._one_value())
 
     def __int__(self):
         return int(self._one_value())
@@ -520,7 +567,11 @@ class Tensor:
         size = DTYPES[code].itemsize
         buf = create_string_buffer(max(n * size, 1))
         check(C.read(t._h, buf, n * size))
-        flat = list(struct.unpack("<%d%s" % (n, fmt), buf.raw[:n * size]))
+        if len(fmt) == 2:  # complex: (real, imaginary) pairs
+            parts = struct.unpack("<%d%s" % (2 * n, fmt[0]), buf.raw[:n * size])
+            flat = [complex(parts[2 * i], parts[2 * i + 1]) for i in range(n)]
+        else:
+            flat = list(struct.unpack("<%d%s" % (n, fmt), buf.raw[:n * size]))
         shape = list(_shape(h)[:_ndim(h)])
         return _nest(flat, shape)
 

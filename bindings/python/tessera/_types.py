@@ -9,14 +9,15 @@ from ._lib import C, Device, Finfo, check, default_device, runtime, struct_size
 class dtype:
     """An element type. Its repr is "tessera.float32" (eval gives the dtype
     back after `import tessera`)."""
-    __slots__ = ("_code", "_name", "itemsize", "is_floating_point", "is_signed")
+    __slots__ = ("_code", "_name", "itemsize", "is_floating_point", "is_signed", "is_complex")
 
-    def __init__(self, code, name, itemsize, is_floating_point, is_signed):
+    def __init__(self, code, name, itemsize, is_floating_point, is_signed, is_complex=False):
         self._code = code
         self._name = name
         self.itemsize = itemsize
-        self.is_floating_point = is_floating_point
+        self.is_floating_point = is_floating_point  # real floating only, as torch's
         self.is_signed = is_signed
+        self.is_complex = is_complex
 
     def __repr__(self):
         return "tessera." + self._name
@@ -40,9 +41,15 @@ bool_ = dtype(9, "bool", 1, False, False)
 uint16 = dtype(10, "uint16", 2, False, False)  # ABI 1.5, NumPy's promotion (Note [Unsigned promotion])
 uint32 = dtype(11, "uint32", 4, False, False)
 uint64 = dtype(12, "uint64", 8, False, False)
+complex64 = dtype(13, "complex64", 8, False, True, True)  # ABI 1.7 (Note [Complex dtypes], tessera/ops.h)
+complex128 = dtype(14, "complex128", 16, False, True, True)
 
 DTYPES = (float32, float64, float16, bfloat16, int8, uint8, int16, int32, int64, bool_, uint16, uint32,
-          uint64)  # by code
+          uint64, complex64, complex128)  # by code
+
+# A complex dtype's parts, and the complex dtype of a real floating one.
+REAL_OF = {complex64: float32, complex128: float64}
+COMPLEX_OF = {float64: complex128, float32: complex64, float16: complex64, bfloat16: complex64}
 
 
 def _dtype_by_name(name):
@@ -237,7 +244,7 @@ class finfo:
         # 10 ** -(decimal digits), as NumPy and PyTorch define it.
         import math
         self.resolution = 10.0 ** -int(math.floor(-math.log10(info.eps)))
-        self.dtype = d._name
+        self.dtype = REAL_OF.get(d, d)._name  # a complex dtype's parts, as torch.finfo
 
     def __repr__(self):
         return ("finfo(resolution=%g, min=%g, max=%g, eps=%g, smallest_normal=%g, tiny=%g, dtype=%s)" %

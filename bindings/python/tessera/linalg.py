@@ -47,11 +47,17 @@ def _results(fn, *args, want):
     return [None if o is None else wrap(o.value) for o in outs]
 
 
-def _floating(name, A, dtype=None):
+def _floating(name, A, dtype=None, complex_ok=False):
     """A, cast to `dtype` when one is given; integers and bool are refused,
-    as torch.linalg and the C functions refuse them (tessera.h)."""
+    as torch.linalg and the C functions refuse them (tessera.h), and complex
+    matrices where the function has no complex form yet."""
     if dtype is not None:
         A = A.to(dtype)
+    if A.dtype.is_complex:
+        if complex_ok:
+            return A
+        raise RuntimeError("linalg.%s: complex matrices are not supported yet (float32 and float64 are). Got %s"
+                           % (name, A.dtype))
     if not A.dtype.is_floating_point:
         raise RuntimeError("linalg.%s: Expected a floating point or complex tensor as input. Got %s" % (name, A.dtype))
     return A
@@ -267,7 +273,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The ord-norm over dims `dim` (None: all): inf and -inf the max and min
     of |x|, 0 the count of nonzeros, else sum(|x|^ord)^(1/ord)."""
-    x = _floating("vector_norm", _tensor("vector_norm", x, "x"), dtype)
+    x = _floating("vector_norm", _tensor("vector_norm", x, "x"), dtype, complex_ok=True)
+    if x.dtype.is_complex:
+        x = x.abs()  # |z|, in the real dtype: every norm below is of the magnitudes
     if isinstance(ord, bool) or not isinstance(ord, numbers.Real):
         raise TypeError("linalg.vector_norm(): argument 'ord' must be Number, not %s" % type(ord).__name__)
     if ord == math.inf:
@@ -386,8 +394,12 @@ def tensordot(a, b, dims=2):
 
 
 def vecdot(x, y, dim=-1):
-    """The dot products of the vectors along `dim`, the other dims broadcast."""
-    return (_tensor("vecdot", x, "x") * _tensor("vecdot", y, "y", 2)).sum(dim)
+    """The dot products of the vectors along `dim`, the other dims broadcast:
+    sum(conj(x) * y), as torch.linalg.vecdot defines it for complex x."""
+    x = _tensor("vecdot", x, "x")
+    if x.dtype.is_complex:
+        x = x.conj()
+    return (x * _tensor("vecdot", y, "y", 2)).sum(dim)
 
 
 def matmul(input, other):

@@ -163,6 +163,11 @@ tsr_status fill(Instance& inst, const tsr_kernel_args& args) {
 
 template <typename T>
 tsr_status copy(Instance& inst, const tsr_kernel_args& args) {
+  // A cast this device does not implement is declined, not guessed: the
+  // runtime then runs it on the CPU fallback (Note [Kernel contracts]).
+  if (args.num_inputs == 1 && args.inputs != nullptr && args.inputs[0] != nullptr &&
+      tsr_dtype_is_complex(args.inputs[0]->dtype))
+    return inst.error(TSR_ERR_UNSUPPORTED, "casts from complex dtypes are left to the CPU fallback");
   Call c{inst, args, {}, {}};
   if (tsr_status st = prepare(inst, args, 1, c); st != TSR_OK) return st;
   const tsr_tensor_desc* const in[1] = {args.inputs[0]};

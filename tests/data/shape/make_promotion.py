@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """Writes promotion.json: promote_types, can_cast and result_type over
-Tessera's 13 dtypes, so test_promotion needs neither torch nor NumPy.
+Tessera's 15 dtypes, so test_promotion needs neither torch nor NumPy.
 
-PyTorch 1.13 gives every fact about its ten dtypes. uint16, uint32 and
+PyTorch 1.13 gives every fact about its twelve dtypes (complex64 and
+complex128 included, Note [Complex dtypes] in tessera/ops.h). uint16, uint32 and
 uint64 (ABI 1.5) follow Note [Unsigned promotion] (runtime/promotion.hpp):
   - promote_types: NumPy 1.24's np.promote_types; NumPy has no bfloat16, so
     bfloat16 with a new unsigned dtype is read as float16 with it;
@@ -11,7 +12,7 @@ uint64 (ABI 1.5) follow Note [Unsigned promotion] (runtime/promotion.hpp):
     for the new dtypes (the rule looks at categories only);
   - result_type: PyTorch's category rule (model_result_type below) over the
     13 x 13 table. The model is first checked against torch.result_type on
-    every case of the ten dtypes, so it is PyTorch's rule, not a guess.
+    every case of the twelve dtypes, so it is PyTorch's rule, not a guess.
 
 Run with Debian's interpreter (it has torch 1.13 and NumPy 1.24):
     /usr/bin/python3 tests/data/shape/make_promotion.py
@@ -25,15 +26,22 @@ import numpy as np
 import torch
 
 # Tessera's numbering (abi/include/tessera/dtype.h); the new dtypes by name.
+# None: a dtype torch 1.13 lacks (uint16/32/64, ABI 1.5).
 TORCH = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int8,
-         torch.uint8, torch.int16, torch.int32, torch.int64, torch.bool]
-NAMES = [str(d).replace("torch.", "") for d in TORCH] + ["uint16", "uint32", "uint64"]
-N_TORCH = len(TORCH)
-INDEX = {d: i for i, d in enumerate(TORCH)}
-F32, F64, I64, BOOL = 0, 1, 8, 9
+         torch.uint8, torch.int16, torch.int32, torch.int64, torch.bool, None, None, None,
+         torch.complex64, torch.complex128]
+NAMES = [str(d).replace("torch.", "") for d in TORCH[:10]] + ["uint16", "uint32", "uint64", "complex64",
+                                                              "complex128"]
+IN_TORCH = [i for i, d in enumerate(TORCH) if d is not None]
+INDEX = {d: i for i, d in enumerate(TORCH) if d is not None}
+# torch's complex32 (float16's complex, which Tessera lacks) reads as complex64:
+# float16 tensor * 1j is complex64 here.
+INDEX[torch.complex32] = 13
+F32, F64, I64, BOOL, C64, C128 = 0, 1, 8, 9, 13, 14
 FLOATING = {0, 1, 2, 3}
+COMPLEX = {C64, C128}
 # A Python number of each kind, and the dtype Tessera's Operand gives it.
-PY_SCALARS = {BOOL: True, I64: 2, F64: 1.5}
+PY_SCALARS = {BOOL: True, I64: 2, F64: 1.5, C128: 1.5j}
 
 
 def numpy_name(i):
@@ -41,18 +49,23 @@ def numpy_name(i):
 
 
 def promote(a, b):
-    if a < N_TORCH and b < N_TORCH:
+    if TORCH[a] is not None and TORCH[b] is not None:
         return INDEX[torch.promote_types(TORCH[a], TORCH[b])]
     return NAMES.index(str(np.promote_types(numpy_name(a), numpy_name(b))))
 
 
 def can_cast(a, b):
-    stand_in = lambda i: TORCH[i] if i < N_TORCH else torch.uint8  # noqa: E731
+    stand_in = lambda i: TORCH[i] if TORCH[i] is not None else torch.uint8  # noqa: E731
     return bool(torch.can_cast(stand_in(a), stand_in(b)))
 
 
 def category(d):
-    return 0 if d == BOOL else 2 if d in FLOATING else 1
+    return 0 if d == BOOL else 3 if d in COMPLEX else 2 if d in FLOATING else 1
+
+
+def to_complex(d):
+    """c10::toComplexType for the dtypes here (no complex32: complex64)."""
+    return C128 if d in (F64, C128) else C64
 
 
 def model_result_type(ops, table):
@@ -69,15 +82,21 @@ def model_result_type(ops, table):
             return lower
         if lower is None or category(lower) <= category(higher):
             return higher
+        if category(lower) == 3:  # a complex class: a floating one keeps its precision
+            return to_complex(higher) if category(higher) == 2 else lower
         return table[higher][lower] if category(higher) != 2 else higher
 
     dims = fold(d for d, k in ops if k == "tensor")
     zero = fold(d for d, k in ops if k == "zerodim")
-    wrapped = fold(F32 if d in FLOATING else d for d, k in ops if k == "scalar")
+    wrapped = fold(F32 if d in FLOATING else C64 if d in COMPLEX else d for d, k in ops if k == "scalar")
     tensors = combine(dims, zero)
     if wrapped is None:
         return tensors
-    return wrapped if tensors is None or category(wrapped) > category(tensors) else tensors
+    if tensors is None:
+        return wrapped
+    if category(wrapped) == 3 and category(tensors) == 2:
+        return to_complex(tensors)
+    return wrapped if category(wrapped) > category(tensors) else tensors
 
 
 def make(kind, dtype):
@@ -99,8 +118,8 @@ def main():
         return ops + [(d, "scalar") for d in PY_SCALARS]
 
     cases = []
-    # Every ordered pair of the ten dtypes, Python numbers on either side or both: torch's answer.
-    for (da, ka), (db, kb) in itertools.product(operands(range(N_TORCH)), repeat=2):
+    # Every ordered pair of torch's dtypes, Python numbers on either side or both: torch's answer.
+    for (da, ka), (db, kb) in itertools.product(operands(IN_TORCH), repeat=2):
         r = INDEX[torch.result_type(make(ka, da), make(kb, db))]
         assert model_result_type([(da, ka), (db, kb)], table) == r, (da, ka, db, kb)
         cases.append({"ops": [[da, ka], [db, kb]], "result": r})
@@ -108,7 +127,7 @@ def main():
     # Three tensor operands: a structured op on meta tensors computes the
     # common dtype of its inputs by the same rule, without running a kernel.
     rng = random.Random(1913)
-    tensor_kinds = [(d, k) for d, k in operands(range(N_TORCH)) if k != "scalar"]
+    tensor_kinds = [(d, k) for d, k in operands(IN_TORCH) if k != "scalar"]
     triples = set()
     while len(triples) < 150:
         triples.add(tuple(rng.choice(tensor_kinds) for _ in range(3)))
@@ -124,7 +143,7 @@ def main():
     # Every ordered pair with a new dtype on at least one side: the model.
     new_cases = 0
     for (da, ka), (db, kb) in itertools.product(operands(range(n)), repeat=2):
-        if da < N_TORCH and db < N_TORCH:
+        if TORCH[da] is not None and TORCH[db] is not None:
             continue
         if ka == "scalar" and kb == "scalar":
             continue  # Python numbers only: no new dtype

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// The real and imaginary parts of a complex tensor as views of its storage
+// (torch.real, torch.imag): a complex element is two adjacent reals, the real
+// part first (tessera/dtype.h), so a part is the same shape read as the real
+// dtype with every stride and the offset doubled, the imaginary part one
+// real further on.
+#include <string>
+
+#include "error.hpp"
+#include "ops.hpp"
+
+namespace tessera::rt {
+
+TensorRef complex_part(const tsr_tensor& t, bool imag) {
+  if (!tsr_dtype_is_complex(t.dtype)) {
+    // The real part of a real tensor is the tensor (a view); it has no imaginary part.
+    if (!imag) return make_view(t, t.layout);
+    fail(TSR_ERR_TYPE, std::string("imag is not defined for tensors of a real dtype (") + tsr_dtype_name(t.dtype) +
+                           "); it is for complex64 and complex128");
+  }
+  Layout part = t.layout;
+  for (int32_t d = 0; d < part.ndim; ++d) part.strides[static_cast<size_t>(d)] *= 2;
+  part.offset = 2 * part.offset + (imag ? 1 : 0);
+  TensorRef view = make_view(t, part);
+  view->dtype = tsr_dtype_real(t.dtype);
+  return view;
+}
+
+}  // namespace tessera::rt
