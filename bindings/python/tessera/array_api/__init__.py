@@ -1,17 +1,30 @@
 # SPDX-License-Identifier: Apache-2.0
-"""tessera.array_api: the Python Array API standard, version 2021.12 (with
-take and isdtype of 2022.12), for real dtypes, on every tessera device.
+"""tessera.array_api: the Python Array API standard, version 2022.12, with
+its complex dtypes, on every tessera device.
 
     import tessera.array_api as xp
     x = xp.asarray([[1.0, 2.0], [3.0, 4.0]], device="cuda")
     xp.sum(x, axis=0)
+    z = xp.asarray([1 + 2j, -1j])  # complex128, the default complex dtype
+    xp.abs(z), xp.real(z), xp.vecdot(z, z)
 
 Arrays are Array objects around a tessera Tensor (Array._t); every function
 runs tessera's ops on its arguments' device. Promotion is the standard's
 table only (Note [Array API promotion] in _dtypes.py). The default dtypes are
-int64 and float64; the default device is $TESSERA_ARRAY_API_DEVICE when set,
-else the runtime's default. The linalg extension (2022.12's) is xp.linalg.
-Not implemented: complex dtypes and the fft extension.
+int64, float64 and complex128; the default device is
+$TESSERA_ARRAY_API_DEVICE when set, else the runtime's default. The linalg
+extension (2022.12's) is xp.linalg.
+
+Complex arrays (complex64, complex128) go through the elementwise
+functions the standard defines on them (real, imag and conj among them;
+abs gives the real dtype), sum, prod and mean (mean beyond the standard,
+which asks real input), matmul, tensordot, vecdot (conjugating x1) and
+linalg's cross, diagonal, outer, trace and vector_norm. The functions the
+standard gives real dtypes only (ceil, floor, trunc, the comparisons of
+order, max, min, argmax, argmin, sort, argsort, std, var, ...) refuse them
+with TypeError, and so do linalg's factorisations (cholesky .. svdvals,
+matrix_norm), which tessera has for real dtypes only so far. Not
+implemented: the fft extension.
 """
 import builtins as _builtins
 import functools as _functools
@@ -22,7 +35,8 @@ from ._creation_functions import (arange, asarray, empty, empty_like, eye, from_
                                   meshgrid, ones, ones_like, tril, triu, zeros, zeros_like)
 from ._data_type_functions import (astype, broadcast_arrays, broadcast_to, can_cast, finfo, iinfo, isdtype,
                                    result_type)
-from ._dtypes import bool, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64  # noqa: A004
+from ._dtypes import (bool, complex64, complex128, float32, float64, int8, int16, int32, int64,  # noqa: A004
+                      uint8, uint16, uint32, uint64)
 from ._elementwise_functions import *  # noqa: F401,F403
 from ._elementwise_functions import NAMES as _ELEMENTWISE
 from ._manipulation_functions import (concat, expand_dims, flip, matmul, matrix_transpose, permute_dims, reshape,
@@ -32,7 +46,7 @@ from ._reduction_functions import (all, any, argmax, argmin, argsort, max, mean,
 from ._take import take
 from . import linalg  # the extension, found as an attribute: hasattr(xp, "linalg")
 
-__array_api_version__ = "2021.12"
+__array_api_version__ = "2022.12"
 
 
 # Tensor.__array_namespace__() returns this namespace, so its functions take
@@ -61,6 +75,7 @@ pi = 3.141592653589793
 __all__ = [
     "__array_api_version__", "Array", "e", "inf", "nan", "pi",
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
+    "complex64", "complex128",
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "linspace", "meshgrid",
     "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
     "astype", "broadcast_arrays", "broadcast_to", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
@@ -71,7 +86,7 @@ __all__ = [
 ] + _ELEMENTWISE
 
 _CONSTANTS = {"__array_api_version__", "Array", "e", "inf", "nan", "pi", "bool", "int8", "int16", "int32", "int64",
-              "uint8", "uint16", "uint32", "uint64", "float32", "float64"}
+              "uint8", "uint16", "uint32", "uint64", "float32", "float64", "complex64", "complex128"}
 for _name in __all__:
     if _name not in _CONSTANTS:
         globals()[_name] = _accepting_tensors(globals()[_name])

@@ -2,9 +2,10 @@
 """Array: the Array API's array object, one tessera Tensor inside.
 
 Operators check their operands' dtypes against the operator's category
-(numeric, integer, floating-point, ...) and the standard's promotion table
-(Note [Array API promotion] in _dtypes.py), then run the Tensor's op; a
-Python scalar becomes a 0-d tensor of the array's dtype on its device.
+(numeric, real numeric, integer, floating-point, ...: _dtypes.CATEGORIES)
+and the standard's promotion table (Note [Array API promotion] in
+_dtypes.py), then run the Tensor's op; a Python scalar becomes a 0-d tensor
+of the array's dtype on its device.
 """
 import builtins
 import operator
@@ -33,18 +34,25 @@ def _scalar_tensor(value, like):
         if d not in _dtypes.floating_dtypes:
             raise TypeError("a Python float is only allowed beside a floating-point array, not %s" %
                             _dtypes.name(d))
+    elif isinstance(value, builtins.complex):
+        if d not in _dtypes.complex_floating_dtypes:
+            raise TypeError("a Python complex is only allowed beside a complex floating-point array, not %s" %
+                            _dtypes.name(d))
     else:
         return None
     return scalar_array(value, d, like.device)
 
 
 def scalar_array(value, d, device):
-    """A 0-d tensor holding a Python scalar in dtype d. A float goes through
-    float64 so that float32 rounds it (to inf beyond its range), as a cast
-    does, where tessera's fill refuses a value out of range."""
+    """A 0-d tensor holding a Python scalar in dtype d. A float (or complex)
+    goes through float64 (complex128) so that float32 (complex64) rounds it
+    (to inf beyond its range), as a cast does, where tessera's fill refuses
+    a value out of range."""
     from .._creation import full
     if isinstance(value, builtins.float) and d is _dtypes.float32:
         return full((), value, dtype=_dtypes.float64, device=device).to(d)
+    if isinstance(value, (builtins.float, builtins.complex)) and d is _dtypes.complex64:
+        return full((), value, dtype=_dtypes.complex128, device=device).to(d)
     return full((), value, dtype=d, device=device)
 
 
@@ -57,6 +65,9 @@ def iinfo_range(d):
 
 def _check_category(dtype, category, op):
     if dtype not in CATEGORIES[category]:
+        if dtype in _dtypes.complex_floating_dtypes:  # say so: the function exists for real dtypes
+            raise TypeError("%s is not defined for complex numbers (%s): the Array API gives it %s dtypes only" %
+                            (op, _dtypes.name(dtype), category))
         raise TypeError("only %s dtypes are allowed in %s, not %s" % (category, op, _dtypes.name(dtype)))
 
 
@@ -110,7 +121,7 @@ def _floor_divide(a, b):
     """floor_divide with the standard's special cases: where either operand
     is infinite, floor(a / b) (the C op gives NaN for inf // 1)."""
     r = a.floor_divide(b)
-    if a.dtype not in _dtypes.floating_dtypes:
+    if a.dtype not in _dtypes.real_floating_dtypes:
         return r
     inf = float("inf")
     return _where((a.abs() == inf) | (b.abs() == inf), (a / b)._math("floor"), r)
@@ -251,11 +262,21 @@ class Array:
     def __bool__(self):
         return builtins.bool(self._zero_d("bool()"))
 
+    def _real_only(self, what):
+        if self.dtype in _dtypes.complex_floating_dtypes:
+            raise TypeError("%s of a complex array (%s) is not defined; take real() or imag() first" %
+                            (what, _dtypes.name(self.dtype)))
+
     def __int__(self):
+        self._real_only("int()")
         return builtins.int(self._zero_d("int()"))
 
     def __float__(self):
+        self._real_only("float()")
         return builtins.float(self._zero_d("float()"))
+
+    def __complex__(self):
+        return builtins.complex(self._zero_d("complex()"))
 
     def __index__(self):
         if self.dtype not in _dtypes.integer_dtypes:
@@ -346,6 +367,9 @@ class Array:
         k, flips = self._key(key)
         if isinstance(value, Array):
             v = value._t
+            if v.dtype in _dtypes.complex_floating_dtypes and self.dtype not in _dtypes.complex_floating_dtypes:
+                raise TypeError("setitem: a complex value (%s) would lose its imaginary part in a %s array" %
+                                (_dtypes.name(v.dtype), _dtypes.name(self.dtype)))
             if v.dtype is not self.dtype:
                 v = v.to(self.dtype)
         else:
@@ -393,7 +417,7 @@ class Array:
 
     def __abs__(self):
         _check_category(self.dtype, "numeric", "__abs__")
-        return Array._new(self._t.abs())
+        return Array._new(self._t.abs())  # of a complex array, its magnitudes in the real dtype
 
     def __invert__(self):
         _check_category(self.dtype, "integer or boolean", "__invert__")
@@ -403,13 +427,13 @@ class Array:
 # The operators with a reflected and an in-place form: (name, category, op).
 _ARITHMETIC = [
     ("add", "numeric", Tensor.__add__), ("sub", "numeric", Tensor.__sub__), ("mul", "numeric", Tensor.__mul__),
-    ("truediv", "floating-point", _truediv), ("floordiv", "numeric", _floor_divide),
-    ("mod", "numeric", Tensor.__mod__), ("pow", "numeric", _pow),
+    ("truediv", "floating-point", _truediv), ("floordiv", "real numeric", _floor_divide),
+    ("mod", "real numeric", Tensor.__mod__), ("pow", "numeric", _pow),
     ("and", "integer or boolean", Tensor.__and__), ("or", "integer or boolean", Tensor.__or__),
     ("xor", "integer or boolean", Tensor.__xor__), ("lshift", "integer", _lshift), ("rshift", "integer", _rshift),
 ]
-_COMPARISONS = [("lt", "numeric", Tensor.__lt__), ("le", "numeric", Tensor.__le__),
-                ("gt", "numeric", Tensor.__gt__), ("ge", "numeric", Tensor.__ge__),
+_COMPARISONS = [("lt", "real numeric", Tensor.__lt__), ("le", "real numeric", Tensor.__le__),
+                ("gt", "real numeric", Tensor.__gt__), ("ge", "real numeric", Tensor.__ge__),
                 ("eq", "all", Tensor.__eq__), ("ne", "all", Tensor.__ne__)]
 
 for _name, _category, _fn in _ARITHMETIC + _COMPARISONS:

@@ -51,12 +51,19 @@ def _infer(obj):
             kinds.add("int")
         elif isinstance(o, builtins.float):
             kinds.add("float")
+        elif isinstance(o, builtins.complex):
+            kinds.add("complex")
         elif type(o).__module__ == "numpy" and hasattr(o, "dtype"):
             kinds.add("numpy")
         else:
             raise TypeError("asarray: cannot make an array of %s" % type(o).__name__)
     walk(obj)
     dts = [k for k in kinds if not isinstance(k, str)]
+    if "complex" in kinds or builtins.any(d in _dtypes.complex_floating_dtypes for d in dts):
+        if not dts:
+            return _dtypes.default_complex
+        r = _widest(dts, _dtypes.default_complex)  # a float array beside Python complex numbers: its complex
+        return _dtypes.COMPLEX_OF.get(r, r) if r in _dtypes.floating_dtypes else _dtypes.default_complex
     if "float" in kinds or builtins.any(d in _dtypes.floating_dtypes for d in dts):
         return _dtypes.default_float if not dts else _widest(dts, _dtypes.default_float)
     if "int" in kinds or builtins.any(d in _dtypes.integer_dtypes for d in dts):
@@ -114,6 +121,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         want_dev = _device(device) if device is not None else t.device
         if (dtype is None or dtype is t.dtype) and want_dev == t.device:
             return Array._new(t.clone() if copy else t._alias())
+        if dtype is not None:
+            _dtypes.check_cast(t.dtype, dtype, "asarray")
         if copy is False:
             raise ValueError("asarray(copy=False): converting the array needs a copy")
         return Array._new(t.to(dtype=dtype or t.dtype, device=want_dev))
@@ -123,13 +132,17 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         raise ValueError("asarray(copy=False) is only possible for an existing array")
     if type(obj).__module__ == "numpy" and hasattr(obj, "dtype") and getattr(obj, "ndim", 0) > 0:
         t = _creation.tensor(obj, device=_device(device))
+        if dtype is not None:
+            _dtypes.check_cast(t.dtype, dtype, "asarray")
         return Array._new(t if dtype is None else t.to(dtype))
     if hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
         from .. import from_dlpack as _from_dlpack
         t = _from_dlpack(obj).clone()
+        if dtype is not None:
+            _dtypes.check_cast(t.dtype, dtype, "asarray")
         t = t.to(dtype=dtype or t.dtype, device=_device(device))
         return Array._new(t)
-    if not isinstance(obj, (list, tuple, builtins.bool, builtins.int, builtins.float)) and \
+    if not isinstance(obj, (list, tuple, builtins.bool, builtins.int, builtins.float, builtins.complex)) and \
             type(obj).__module__ != "numpy":
         try:
             memoryview(obj)
@@ -138,6 +151,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         import numpy
         return asarray(numpy.asarray(obj), dtype=dtype, device=device)
     inferred = _infer(obj)
+    if dtype is not None and inferred is not None:
+        _dtypes.check_cast(inferred, dtype, "asarray")
     _check_int_range(obj, dtype if dtype is not None else (None if inferred is _dtypes.default_int else inferred))
     target = dtype or inferred
     data = _unwrap(obj)
@@ -192,6 +207,8 @@ def _fill_dtype(fill_value):
         return _dtypes.default_int
     if isinstance(fill_value, builtins.float):
         return _dtypes.default_float
+    if isinstance(fill_value, builtins.complex):
+        return _dtypes.default_complex
     raise TypeError("full: fill_value must be a Python scalar, not %s" % type(fill_value).__name__)
 
 
@@ -203,9 +220,12 @@ def full(shape, fill_value, *, dtype=None, device=None):
         _check_int_range(fill_value, dtype)
     if isinstance(fill_value, builtins.float) and dtype not in _dtypes.floating_dtypes:
         raise TypeError("full: a float fill_value needs a floating-point dtype, not %s" % _dtypes.name(dtype))
-    if isinstance(fill_value, builtins.float) and dtype is _dtypes.float32:  # rounds, as scalar_array
-        return Array._new(_creation.full(_shape(shape), fill_value, dtype=_dtypes.float64,
-                                         device=_device(device)).to(dtype))
+    if isinstance(fill_value, builtins.complex) and dtype not in _dtypes.complex_floating_dtypes:
+        raise TypeError("full: a complex fill_value needs a complex floating-point dtype, not %s" %
+                        _dtypes.name(dtype))
+    wide = {_dtypes.float32: _dtypes.float64, _dtypes.complex64: _dtypes.complex128}.get(dtype)
+    if isinstance(fill_value, (builtins.float, builtins.complex)) and wide is not None:  # rounds, as scalar_array
+        return Array._new(_creation.full(_shape(shape), fill_value, dtype=wide, device=_device(device)).to(dtype))
     return Array._new(_creation.full(_shape(shape), fill_value, dtype=dtype, device=_device(device)))
 
 
@@ -236,6 +256,19 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    """Complex start or stop (2022.12): the real and the imaginary parts
+    spaced alike, in the default complex dtype unless dtype says."""
+    if isinstance(start, builtins.complex) or isinstance(stop, builtins.complex):
+        dtype = _dtype(dtype, _dtypes.default_complex)
+        if dtype not in _dtypes.complex_floating_dtypes:
+            raise TypeError("linspace: complex start or stop needs a complex dtype, not %s" % _dtypes.name(dtype))
+        start, stop = builtins.complex(start), builtins.complex(stop)
+        parts = [linspace(a, b, num, dtype=_dtypes.float64, device=device, endpoint=endpoint)._t
+                 for a, b in ((start.real, stop.real), (start.imag, stop.imag))]
+        out = _creation.empty(tuple(parts[0].shape), dtype=_dtypes.complex128, device=parts[0].device)
+        out.real.copy_(parts[0])
+        out.imag.copy_(parts[1])
+        return Array._new(out if dtype is _dtypes.complex128 else out.to(dtype))
     dtype = _dtype(dtype, _dtypes.default_float)
     num = operator.index(num)
     if num < 0:

@@ -8,7 +8,10 @@ from ._array_object import Array, iinfo_range
 
 
 def astype(x, dtype, /, *, copy=True):
+    """x in dtype. A complex array casts to complex dtypes and to bool
+    (nonzero), not to a real number dtype (_dtypes.check_cast)."""
     _dtypes.check_dtype(dtype)
+    _dtypes.check_cast(x.dtype, dtype, "astype")
     if dtype is x.dtype:
         return Array._new(x._t.clone()) if copy else x
     return Array._new(x._t.to(dtype))
@@ -58,12 +61,15 @@ class iinfo_object:
 
 
 def finfo(type, /):  # noqa: A002
+    """Of a complex dtype, its parts' (2022.12: bits 32 and dtype float32 for
+    complex64)."""
     if isinstance(type, Array):
         type = type.dtype
     if type not in _dtypes.floating_dtypes:
         raise TypeError("finfo needs a floating-point dtype, not %r" % (type,))
-    f = _types.finfo(type)
-    return finfo_object(f.bits, float(f.eps), float(f.max), float(f.min), float(f.tiny), type)
+    part = _dtypes.REAL_OF.get(type, type)
+    f = _types.finfo(part)
+    return finfo_object(f.bits, float(f.eps), float(f.max), float(f.min), float(f.tiny), part)
 
 
 def iinfo(type, /):  # noqa: A002
@@ -93,8 +99,8 @@ _KINDS = {
     "signed integer": _dtypes._signed,
     "unsigned integer": _dtypes._unsigned,
     "integral": _dtypes.integer_dtypes,
-    "real floating": _dtypes.floating_dtypes,
-    "complex floating": (),
+    "real floating": _dtypes.real_floating_dtypes,
+    "complex floating": _dtypes.complex_floating_dtypes,
     "numeric": _dtypes.numeric_dtypes,
 }
 

@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The Array API's 56 elementwise functions. Each checks its arguments'
-dtype category and promotion (Note [Array API promotion]) and runs tessera
-ops on the arrays' device; the special cases (NaN, infinities, signed
-zeros) are those of the C ops (C99's functions), with isnan, isinf and
-isfinite composed from comparisons."""
+"""The Array API's 59 elementwise functions (2022.12's: the 56 of 2021.12
+and real, imag, conj). Each checks its arguments' dtype category and
+promotion (Note [Array API promotion]) and runs tessera ops on the arrays'
+device; the special cases (NaN, infinities, signed zeros) are those of the
+C ops (C99's functions, Annex G's for complex numbers), with isnan, isinf
+and isfinite composed from comparisons (of the real and imaginary parts
+for complex numbers). The functions the standard gives real dtypes only
+(ceil, floor, trunc, the orderings, atan2, logaddexp, floor_divide,
+remainder) refuse complex arrays with TypeError."""
 import math
 
 from .. import _tensor
@@ -54,20 +58,29 @@ def _same_if_int(fn):
     return lambda t: t.clone() if t.dtype in _dtypes.integer_dtypes else fn(t)
 
 
+# A complex number is NaN where either part is, infinite where either part
+# is (even with a NaN beside it, as the standard says), finite where both
+# parts are.
 def _isnan(t):
-    if t.dtype not in _dtypes.floating_dtypes:
+    if t.dtype in _dtypes.complex_floating_dtypes:
+        return _isnan(t.real) | _isnan(t.imag)
+    if t.dtype not in _dtypes.real_floating_dtypes:
         return _bools(t, False)
     return t != t
 
 
 def _isinf(t):
-    if t.dtype not in _dtypes.floating_dtypes:
+    if t.dtype in _dtypes.complex_floating_dtypes:
+        return _isinf(t.real) | _isinf(t.imag)
+    if t.dtype not in _dtypes.real_floating_dtypes:
         return _bools(t, False)
     return t.abs() == _INF
 
 
 def _isfinite(t):
-    if t.dtype not in _dtypes.floating_dtypes:
+    if t.dtype in _dtypes.complex_floating_dtypes:
+        return _isfinite(t.real) & _isfinite(t.imag)
+    if t.dtype not in _dtypes.real_floating_dtypes:
         return _bools(t, True)
     return t.abs() < _INF
 
@@ -84,7 +97,7 @@ def _sign(t):
 
 
 def _abs(t):
-    return t.clone() if t.dtype in _dtypes._unsigned else t.abs()
+    return t.clone() if t.dtype in _dtypes._unsigned else t.abs()  # complex: |z| in the real dtype
 
 
 def _negative(t):
@@ -95,6 +108,20 @@ def _not(t):
     return t.bitwise_not()
 
 
+# real and imag are views of the complex array's storage (the standard
+# leaves copy or view to the library), as Tensor.real and Tensor.imag.
+def _real(t):
+    return t.real
+
+
+def _imag(t):
+    return t.imag
+
+
+def _conj(t):
+    return t.conj()
+
+
 abs = _unary("abs", "numeric", _abs)  # noqa: A001
 acos = _unary("acos", "floating-point", _math("acos"))
 acosh = _unary("acosh", "floating-point", _math("acosh"))
@@ -103,12 +130,14 @@ asinh = _unary("asinh", "floating-point", _math("asinh"))
 atan = _unary("atan", "floating-point", _math("atan"))
 atanh = _unary("atanh", "floating-point", _math("atanh"))
 bitwise_invert = _unary("bitwise_invert", "integer or boolean", _not)
-ceil = _unary("ceil", "numeric", _same_if_int(_math("ceil")))
+ceil = _unary("ceil", "real numeric", _same_if_int(_math("ceil")))
+conj = _unary("conj", "complex floating-point", _conj)
 cos = _unary("cos", "floating-point", _math("cos"))
 cosh = _unary("cosh", "floating-point", _math("cosh"))
 exp = _unary("exp", "floating-point", _unop(OP["exp"]))
 expm1 = _unary("expm1", "floating-point", _math("expm1"))
-floor = _unary("floor", "numeric", _same_if_int(_math("floor")))
+floor = _unary("floor", "real numeric", _same_if_int(_math("floor")))
+imag = _unary("imag", "complex floating-point", _imag)
 isfinite = _unary("isfinite", "numeric", _isfinite)
 isinf = _unary("isinf", "numeric", _isinf)
 isnan = _unary("isnan", "numeric", _isnan)
@@ -119,18 +148,19 @@ log10 = _unary("log10", "floating-point", _math("log10"))
 logical_not = _unary("logical_not", "boolean", _not)
 negative = _unary("negative", "numeric", _negative)
 positive = _unary("positive", "numeric", lambda t: t.clone())
-round = _unary("round", "numeric", _same_if_int(_math("round")))  # noqa: A001
-sign = _unary("sign", "numeric", _sign)
+real = _unary("real", "complex floating-point", _real)
+round = _unary("round", "numeric", _same_if_int(_math("round")))  # noqa: A001  (complex: each part)
+sign = _unary("sign", "numeric", _sign)  # complex: z / |z|, 0 at 0
 sin = _unary("sin", "floating-point", _math("sin"))
 sinh = _unary("sinh", "floating-point", _math("sinh"))
 square = _unary("square", "numeric", lambda t: t * t)
 sqrt = _unary("sqrt", "floating-point", _unop(OP["sqrt"]))
 tan = _unary("tan", "floating-point", _math("tan"))
 tanh = _unary("tanh", "floating-point", _unop(OP["tanh"]))
-trunc = _unary("trunc", "numeric", _same_if_int(_math("trunc")))
+trunc = _unary("trunc", "real numeric", _same_if_int(_math("trunc")))
 
 add = _binary("add", "numeric", _op("add"))
-atan2 = _binary("atan2", "floating-point", _op("atan2"))
+atan2 = _binary("atan2", "real floating-point", _op("atan2"))
 bitwise_and = _binary("bitwise_and", "integer or boolean", _op("bitwise_and"))
 bitwise_left_shift = _binary("bitwise_left_shift", "integer", _lshift)
 bitwise_or = _binary("bitwise_or", "integer or boolean", _op("bitwise_or"))
@@ -138,27 +168,28 @@ bitwise_right_shift = _binary("bitwise_right_shift", "integer", _rshift)
 bitwise_xor = _binary("bitwise_xor", "integer or boolean", _op("bitwise_xor"))
 divide = _binary("divide", "floating-point", _op("div"))
 equal = _binary("equal", "all", _op("eq"))
-floor_divide = _binary("floor_divide", "numeric", _floor_divide)
-greater = _binary("greater", "numeric", _op("gt"))
-greater_equal = _binary("greater_equal", "numeric", _op("ge"))
-less = _binary("less", "numeric", _op("lt"))
-less_equal = _binary("less_equal", "numeric", _op("le"))
-logaddexp = _binary("logaddexp", "floating-point", _op("logaddexp"))
+floor_divide = _binary("floor_divide", "real numeric", _floor_divide)
+greater = _binary("greater", "real numeric", _op("gt"))
+greater_equal = _binary("greater_equal", "real numeric", _op("ge"))
+less = _binary("less", "real numeric", _op("lt"))
+less_equal = _binary("less_equal", "real numeric", _op("le"))
+logaddexp = _binary("logaddexp", "real floating-point", _op("logaddexp"))
 logical_and = _binary("logical_and", "boolean", _op("bitwise_and"))
 logical_or = _binary("logical_or", "boolean", _op("bitwise_or"))
 logical_xor = _binary("logical_xor", "boolean", _op("bitwise_xor"))
 multiply = _binary("multiply", "numeric", _op("mul"))
 not_equal = _binary("not_equal", "all", _op("ne"))
 pow = _binary("pow", "numeric", _op("pow"))  # noqa: A001
-remainder = _binary("remainder", "numeric", _op("remainder"))
+remainder = _binary("remainder", "real numeric", _op("remainder"))
 subtract = _binary("subtract", "numeric", _op("sub"))
 
 NAMES = [
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
-    "bitwise_left_shift", "bitwise_invert", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil", "cos",
-    "cosh", "divide", "equal", "exp", "expm1", "floor", "floor_divide", "greater", "greater_equal", "isfinite",
-    "isinf", "isnan", "less", "less_equal", "log", "log1p", "log2", "log10", "logaddexp", "logical_and",
-    "logical_not", "logical_or", "logical_xor", "multiply", "negative", "not_equal", "positive", "pow",
-    "remainder", "round", "sign", "sin", "sinh", "square", "sqrt", "subtract", "tan", "tanh", "trunc",
+    "bitwise_left_shift", "bitwise_invert", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil", "conj",
+    "cos", "cosh", "divide", "equal", "exp", "expm1", "floor", "floor_divide", "greater", "greater_equal", "imag",
+    "isfinite", "isinf", "isnan", "less", "less_equal", "log", "log1p", "log2", "log10", "logaddexp",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "multiply", "negative", "not_equal", "positive",
+    "pow", "real", "remainder", "round", "sign", "sin", "sinh", "square", "sqrt", "subtract", "tan", "tanh",
+    "trunc",
 ]
 __all__ = NAMES

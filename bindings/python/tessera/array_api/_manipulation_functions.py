@@ -172,5 +172,7 @@ def vecdot(x1, x2, /, *, axis=-1):
         return t.shape[back] if t.dim() >= -back else 1
     if size(a) != size(b):
         raise ValueError("vecdot: the arrays' sizes along axis %d differ (%d and %d)" % (axis, size(a), size(b)))
+    if a.is_complex():  # 2022.12: sum(conj(x1) * x2), the inner product of complex vectors
+        a = a.conj()
     p = a * b
     return Array._new(p.sum(back).to(p.dtype))

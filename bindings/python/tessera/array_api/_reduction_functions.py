@@ -40,12 +40,18 @@ def _reduce(x, op, axis, keepdims):
 
 
 def _sum_dtype(x, dtype):
+    """sum's, prod's and trace's dtype (2022.12): the given one, else the
+    default integer, unsigned, float or complex dtype of x's kind (complex64
+    sums in complex128)."""
     if dtype is not None:
-        return _dtypes.check_dtype(dtype)
+        _dtypes.check_cast(x.dtype, _dtypes.check_dtype(dtype), "the dtype argument")
+        return dtype
     if x.dtype in _dtypes._signed:
         return _dtypes.default_int
     if x.dtype in _dtypes._unsigned:
         return _dtypes.default_uint
+    if x.dtype in _dtypes.complex_floating_dtypes:
+        return _dtypes.default_complex
     return _dtypes.default_float if x.dtype.itemsize <= _dtypes.default_float.itemsize else x.dtype
 
 
@@ -66,7 +72,7 @@ prod = _sum_like(_PROD, "prod")
 
 def _extremum(op, name):
     def f(x, /, *, axis=None, keepdims=False):
-        _check_category(x.dtype, "numeric", name)
+        _check_category(x.dtype, "real numeric", name)
         dims = _dims(x, axis)
         shape = x.shape
         if x.size == 0 and (dims is None or any(shape[d] == 0 for d in dims)):
@@ -81,6 +87,7 @@ min = _extremum(_MIN, "min")  # noqa: A001
 
 
 def mean(x, /, *, axis=None, keepdims=False):
+    """Of real and (beyond 2022.12, which asks real ones) complex arrays."""
     _check_category(x.dtype, "floating-point", "mean")
     dims = _dims(x, axis)
     if dims == []:
@@ -90,7 +97,7 @@ def mean(x, /, *, axis=None, keepdims=False):
 
 def _moment(which):
     def f(x, /, *, axis=None, correction=0.0, keepdims=False):
-        _check_category(x.dtype, "floating-point", which)
+        _check_category(x.dtype, "real floating-point", which)
         dims = _dims(x, axis)
         t = x._t
         if dims == []:  # no reduction: each element is its own sample
@@ -130,7 +137,7 @@ def all(x, /, *, axis=None, keepdims=False):  # noqa: A001
 
 def _arg(name):
     def f(x, /, *, axis=None, keepdims=False):
-        _check_category(x.dtype, "numeric", name)
+        _check_category(x.dtype, "real numeric", name)
         t = x._t
         if axis is None:
             if x.size == 0:
@@ -169,13 +176,21 @@ def where(condition, x1, x2, /):
 # ---- sorting ---------------------------------------------------------------------------
 
 
+def _orderable(x, name):
+    """bool and the real numbers sort; complex numbers have no order."""
+    if x.dtype in _dtypes.complex_floating_dtypes:
+        _check_category(x.dtype, "real numeric", name)
+
+
 def sort(x, /, *, axis=-1, descending=False, stable=True):
+    _orderable(x, "sort")
     if x.ndim == 0:
         return Array._new(x._t.clone())
     return Array._new(x._t.sort(axis, descending, stable)[0])
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
+    _orderable(x, "argsort")
     if x.ndim == 0:
         from .._creation import zeros
         return Array._new(zeros((), dtype=_dtypes.int64, device=x.device))
@@ -189,7 +204,41 @@ UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
 UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
 
 
+def _unique_complex(x, indices, inverse, counts):
+    """tsr_unique's steps (runtime/sets.cpp) for a complex array, which its
+    sort refuses: the order is the real part, then the imaginary part
+    (NumPy's), from two stable argsorts; a value with a NaN part differs
+    from every value, itself included, as the standard asks."""
+    from .. import cumsum
+    from .._creation import empty, full, ones
+    flat = x._t.reshape(-1)
+    n = flat.numel()
+    by_imag = flat.imag.argsort(0, False, True)
+    perm = by_imag.index_select(0, flat.real.index_select(0, by_imag).argsort(0, False, True))
+    ordered = flat.index_select(0, perm)
+    first = ones(n, dtype=_dtypes.bool, device=x.device)  # where each run of equal values starts
+    if n > 1:
+        first[1:] = ordered[1:] != ordered[:-1]
+    starts = first.nonzero()[:, 0].contiguous()
+    out = [Array._new(ordered.index_select(0, starts))]
+    if indices:
+        out.append(Array._new(perm.index_select(0, starts)))
+    if inverse:
+        inv = empty(n, dtype=_dtypes.int64, device=x.device)
+        if n:
+            inv.scatter_(0, perm, cumsum(first, 0) - 1)
+        out.append(Array._new(inv.reshape(x.shape)))
+    if counts:
+        ends = full((starts.numel(),), n, dtype=_dtypes.int64, device=x.device)
+        if starts.numel() > 1:
+            ends[:-1] = starts[1:]
+        out.append(Array._new(ends - starts))
+    return out
+
+
 def _unique(x, indices, inverse, counts):
+    if x.dtype in _dtypes.complex_floating_dtypes:
+        return _unique_complex(x, indices, inverse, counts)
     v, i, inv, c = (_lib.c_void_p() for _ in range(4))
     _lib.check(_lib.C.unique(x._t._h, v, i if indices else None, inv if inverse else None,
                              c if counts else None))

@@ -1,15 +1,22 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The Array API's linear algebra extension, 2022.12 (xp.linalg), for the
-real dtypes: its 23 functions over tessera.linalg, so that each runs on its
-arguments' device. The functions the standard gives a floating-point input
-refuse other dtypes (TypeError), as numpy.array_api does; cross, outer and
-trace take any numeric dtype, diagonal any dtype. Results with several
-arrays are namedtuples with the standard's field names.
+"""The Array API's linear algebra extension, 2022.12 (xp.linalg): its 23
+functions over tessera.linalg, so that each runs on its arguments' device.
+The functions the standard gives a floating-point input refuse other dtypes
+(TypeError), as numpy.array_api does; cross, outer and trace take any
+numeric dtype, diagonal any dtype. Results with several arrays are
+namedtuples with the standard's field names.
+
+Complex arrays: the functions built from tessera's elementwise ops, sums
+and matmul take them (cross, diagonal, matmul, matrix_transpose, outer,
+tensordot, trace, vecdot, vector_norm, whose result is real); those over
+the C library's factorisations (cholesky .. svdvals, matrix_norm) raise
+TypeError, as tsr_linalg_* has no complex kernels yet.
 """
 import operator
 from collections import namedtuple
 
 from .. import linalg as _linalg
+from . import _dtypes
 from ._array_object import Array, _check_category, operands
 from ._manipulation_functions import matmul, matrix_transpose, tensordot, vecdot
 from ._reduction_functions import _dims, _sum_dtype
@@ -28,7 +35,12 @@ def _tensor(x, category, name):
 
 
 def _floating(x, name):
-    return _tensor(x, "floating-point", name)
+    """x's tensor for a function over the C factorisations: real floats only
+    for now (the standard also asks complex ones of them)."""
+    if isinstance(x, Array) and x.dtype in _dtypes.complex_floating_dtypes:
+        raise TypeError("linalg.%s: complex arrays (%s) are not supported yet: tessera's linear algebra "
+                        "factorisations have real kernels only" % (name, _dtypes.name(x.dtype)))
+    return _tensor(x, "real floating-point", name)
 
 
 def _pair(x1, x2, category, name):
@@ -118,7 +130,9 @@ def solve(x1, x2, /):
     shape(x1)[:-2] + (M,)); any other x2 is a stack of matrices, where
     torch's rule would also read one of x1's shape less its last dim as a
     batch of vectors."""
-    a, b = _pair(x1, x2, "floating-point", "solve")
+    _floating(x1, "solve")
+    _floating(x2, "solve")
+    a, b = _pair(x1, x2, "real floating-point", "solve")
     if b.dim() == 1:
         return Array._new(_linalg.solve(a, b))
     return Array._new(_linalg._solve_matrices(a, b))
@@ -134,8 +148,8 @@ def svdvals(x, /):
 
 def trace(x, /, *, offset=0, dtype=None):
     """The sums of the diagonals, in sum's dtype (2022.12's rule: float32
-    sums to float64, signed integers to int64, unsigned to uint64), the
-    diagonal cast to it first."""
+    sums to float64, complex64 to complex128, signed integers to int64,
+    unsigned to uint64), the diagonal cast to it first."""
     diag = _linalg.diagonal(_tensor(x, "numeric", "trace"), offset=offset)
     d = _sum_dtype(x, dtype)
     r = (diag if diag.dtype is d else diag.to(d)).sum(-1)
@@ -143,7 +157,10 @@ def trace(x, /, *, offset=0, dtype=None):
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
-    t = _floating(x, "vector_norm")
+    """Of a complex array, the norm of its magnitudes |z|, in the real dtype."""
+    t = _tensor(x, "floating-point", "vector_norm")
+    if t.is_complex():
+        t = t.abs()
     return Array._new(_linalg.vector_norm(t, ord=ord, dim=_dims(x, axis), keepdim=keepdims))
 
 
