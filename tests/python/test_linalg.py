@@ -911,3 +911,20 @@ def test_linalg_on_a_device_the_host_cannot_address(tmp_path):
     path = tmp_path / "arena.json"
     path.write_text(json.dumps(config))
     check_device_run(run_on("arena:0", path), "arena:0")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [3, 24, 100])
+def test_a_matrix_alone_equals_it_in_a_batch_bit_for_bit(dtype, n):
+    """Small matrices run on one OpenBLAS thread alone as in a batch, so a
+    stack's result is the matrix's own (the Array API suite's _test_stacks
+    compares them exactly; OpenBLAS's threaded kernels round differently)."""
+    r = np.random.default_rng(n)
+    a = r.standard_normal((3, n, n)).astype(dtype)
+    spd = (a @ np.swapaxes(a, -1, -2) + n * np.eye(n)).astype(dtype)
+    batch, one = T(spd), T(spd[1])
+    for f in (L.eigvalsh, L.inv, L.cholesky, lambda x: L.qr(x)[1], L.svdvals, L.det):
+        got_batch, got_one = f(batch)[1].numpy(), f(one).numpy()
+        assert np.array_equal(got_batch, got_one), f
+    rhs = T(r.standard_normal((3, n, 2)).astype(dtype))
+    assert np.array_equal(L.solve(batch, rhs)[1].numpy(), L.solve(one, rhs[1]).numpy())
