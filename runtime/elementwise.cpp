@@ -4,6 +4,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "fallback.hpp"
 #include "ops.hpp"
 #include "promotion.hpp"
 #include "shape.hpp"
@@ -24,11 +25,7 @@ bool is_float_only(int32_t op) { return tsr_op_takes_dtype(op, TSR_FLOAT32) && !
 
 // The error for a dtype outside the op's DTYPES column.
 [[noreturn]] void refuse_dtype(int32_t op, int32_t dtype) {
-  if (tsr_dtype_is_complex(dtype))
-    fail(TSR_ERR_TYPE, std::string(tsr_op_name(op)) + " is not defined for complex dtypes (" + tsr_dtype_name(dtype) +
-                           ")" + (tsr_op_kind(op) == TSR_OP_KIND_COMPARE || op == TSR_OP_MAXIMUM || op == TSR_OP_MINIMUM
-                                      ? ": complex numbers have no order"
-                                      : ""));
+  if (tsr_dtype_is_complex(dtype)) check_op_takes_dtype(op, dtype);  // the one message for any op
   const char* which = tsr_op_takes_dtype(op, TSR_BOOL) ? "integer and bool"
                       : tsr_op_takes_dtype(op, TSR_INT64) && !tsr_op_takes_dtype(op, TSR_FLOAT32) ? "integer"
                                                                                                    : "numeric";

@@ -22,8 +22,8 @@ tsr_status call_kernel(const tsr_runtime& rt, tsr_device device, int32_t op, int
 
 // TSR_ERR_TYPE when the op's contract does not define key dtype `dtype`
 // (sort of complex numbers): no plugin could have a kernel for it. Called
-// where no kernel was found, so the common path pays nothing. Defined in
-// dispatch.cpp.
+// where no kernel was found and where an elementwise op refuses a complex
+// dtype, so the common path pays nothing. Defined in dispatch.cpp.
 void check_op_takes_dtype(int32_t op, int32_t dtype);
 
 // Runs (op, key_dtype) with the CPU kernel on host copies of `inputs` and

@@ -149,10 +149,6 @@ template <class R> typename R::acc_t fold_contiguous(const typename R::in_t* p, 
   return acc;
 }
 
-// Complex sums and products accumulate in std::complex<double>.
-template <int D> using wide_acc_t =
-    std::conditional_t<is_complex_v<D>, std::complex<double>, std::conditional_t<is_floating_v<D>, double, uint64_t>>;
-
 template <int D, bool Mean> struct SumReducer {
   static constexpr bool floating = is_floating_v<D> || is_complex_v<D>;
   static constexpr bool float32_sum = D == TSR_FLOAT32;  // contiguous runs: sum_f32 (cloned_loops.hpp)

@@ -20,7 +20,7 @@ template <int Op, int D> struct ScanKernel {
   static constexpr bool floating = is_floating_v<D> || is_complex_v<D>;
   using S = storage_t<D>;
   using O = storage_t<sum_dtype(D)>;  // SUM's dtype
-  using acc_t = std::conditional_t<is_complex_v<D>, std::complex<double>, std::conditional_t<floating, double, uint64_t>>;
+  using acc_t = wide_acc_t<D>;
 
   static acc_t value(S x) {
     if constexpr (is_complex_v<D>) return acc_t(load(x));
