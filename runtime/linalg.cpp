@@ -56,12 +56,9 @@ struct Stack {
 };
 
 void check_dtype(const tsr_tensor& a, const std::string& fn) {
-  if (a.dtype == TSR_FLOAT32 || a.dtype == TSR_FLOAT64) return;
+  if (tsr_op_takes_dtype(TSR_OP_LU, a.dtype)) return;  // LAPACK's four (TSR_OP_DTYPES_LINALG_COMPLEX)
   if (a.dtype == TSR_FLOAT16 || a.dtype == TSR_BFLOAT16)
     fail(TSR_ERR_TYPE, fn + ": Low precision dtypes not supported. Got " + torch_type_name(a.dtype));
-  if (tsr_dtype_is_complex(a.dtype))
-    fail(TSR_ERR_TYPE, fn + ": complex matrices are not supported yet (float32 and float64 are). Got " +
-                           torch_type_name(a.dtype));
   fail(TSR_ERR_TYPE, fn + ": Expected a floating point or complex tensor as input. Got " + torch_type_name(a.dtype));
 }
 
@@ -261,7 +258,8 @@ void linalg_slogdet(const tsr_tensor& a, TensorRef* sign, TensorRef* logabsdet, 
     if (det != nullptr) *det = full(*a.rt, static_cast<int32_t>(s.batch.size()), s.batch.data(), one, a.dtype, a.device);
     if (sign != nullptr) *sign = full(*a.rt, static_cast<int32_t>(s.batch.size()), s.batch.data(), one, a.dtype, a.device);
     if (logabsdet != nullptr)
-      *logabsdet = full(*a.rt, static_cast<int32_t>(s.batch.size()), s.batch.data(), zero, a.dtype, a.device);
+      *logabsdet =
+          full(*a.rt, static_cast<int32_t>(s.batch.size()), s.batch.data(), zero, tsr_dtype_real(a.dtype), a.device);
     return;
   }
   TensorRef lu_out, pivots, info;
@@ -270,8 +268,10 @@ void linalg_slogdet(const tsr_tensor& a, TensorRef* sign, TensorRef* logabsdet, 
   TensorRef perm = pivot_sign(a, *pivots, s.n);
   const int32_t last = -1;
   if (det != nullptr) *det = binary(TSR_OP_MUL, *reduce(TSR_OP_PROD, *diag, 1, &last, false), *perm);
+  // SIGN of a complex u is u / |u| (0 at 0): the product is det / |det|.
   if (sign != nullptr)
     *sign = binary(TSR_OP_MUL, *reduce(TSR_OP_PROD, *math(TSR_MATH_SIGN, *diag), 1, &last, false), *perm);
+  // ABS of a complex writes the real dtype, so logabsdet is real.
   if (logabsdet != nullptr)
     *logabsdet = reduce(TSR_OP_SUM, *unary(TSR_OP_LOG, *unary(TSR_OP_ABS, *diag)), 1, &last, false);
 }
@@ -294,7 +294,7 @@ void linalg_svd(const tsr_tensor& a, bool full_matrices, TensorRef* u, TensorRef
   const Stack s = check_stack(a, fn, false);
   const bool vectors = u != nullptr;
   const int64_t k = std::min(s.m, s.n);
-  *sv = new_tensor(a, s.shape({k}), a.dtype);
+  *sv = new_tensor(a, s.shape({k}), tsr_dtype_real(a.dtype));
   if (vectors) {
     *u = new_tensor(a, s.shape({s.m, full_matrices ? s.m : k}), a.dtype);
     *vh = new_tensor(a, s.shape({full_matrices ? s.n : k, s.n}), a.dtype);
@@ -330,7 +330,7 @@ void linalg_svd(const tsr_tensor& a, bool full_matrices, TensorRef* u, TensorRef
 void linalg_eigh(const tsr_tensor& a, TensorRef* w, TensorRef* v) {
   const std::string fn = "linalg.eigh";
   const Stack s = check_stack(a, fn, true);
-  *w = new_tensor(a, s.shape({s.n}), a.dtype);
+  *w = new_tensor(a, s.shape({s.n}), tsr_dtype_real(a.dtype));
   if (v != nullptr) *v = new_tensor(a, s.shape({s.n, s.n}), a.dtype);
   if (s.count() == 0 || s.n == 0) return;
   TensorRef info = info_tensor(a, s);

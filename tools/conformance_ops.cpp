@@ -437,13 +437,13 @@ void build_linalg_case(Case& c, int32_t op, int32_t key, Layout layout, Random& 
       c.params = {0};
       c.up_to_sign = true;
       break;
-    case TSR_OP_SVD:
-      c.out = output(key, {k});
+    case TSR_OP_SVD:  // the values are real (of a complex key, its parts' dtype)
+      c.out = output(tsr_dtype_real(key), {k});
       c.more.push_back(output(TSR_INT32, {}));
       c.params = {0, 0};
       break;
     case TSR_OP_EIGH:
-      c.out = output(key, {n});
+      c.out = output(tsr_dtype_real(key), {n});
       c.more.push_back(output(TSR_INT32, {}));
       c.params = {0};
       break;

@@ -10,6 +10,9 @@
 // solve, inverse and Cholesky itself, while QR, SVD and EIGH run OpenBLAS
 // on one thread and apply their reflectors to column blocks in parallel
 // (Note [Serial BLAS]; the same routines gesdd and syevd call, in their order).
+// Complex matrices (ABI 1.7) take LAPACK's c/z routines: potrf, getrf, gesv,
+// geqrf + ungqr, gesdd, heevd, getrf + getri, each alone (the composed QR,
+// SVD and EIGH are real-only).
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -30,19 +33,39 @@ namespace tessera::cpu_tbb {
 
 namespace {
 
+template <class T> struct RealOf {
+  using type = T;
+};
+template <class R> struct RealOf<std::complex<R>> {
+  using type = R;
+};
+// The real type of T's parts (float for complex<float>): singular values,
+// eigenvalues, and the rwork of the complex routines.
+template <class T> using real_t = typename RealOf<T>::type;
+
 // LAPACK's Fortran interface: arguments by pointer, and gfortran's hidden
-// length of each character argument last.
+// length of each character argument last. For complex T the slots orgqr and
+// syevd hold ungqr and heevd, and gesdd and heevd take their real work
+// arrays (rwork) as LAPACK's c/z routines do.
 template <class T> struct Lapack {
+  using R = real_t<T>;
+  static constexpr bool kComplex = is_complex_type_v<T>;
   using potrf_t = void (*)(const char*, const int*, T*, const int*, int*, size_t);
   using getrf_t = void (*)(const int*, const int*, T*, const int*, int*, int*);
   using getri_t = void (*)(const int*, T*, const int*, const int*, T*, const int*, int*);
   using gesv_t = void (*)(const int*, const int*, T*, const int*, int*, T*, const int*, int*);
   using geqrf_t = void (*)(const int*, const int*, T*, const int*, T*, T*, const int*, int*);
   using orgqr_t = void (*)(const int*, const int*, const int*, T*, const int*, const T*, T*, const int*, int*);
-  using gesdd_t = void (*)(const char*, const int*, const int*, T*, const int*, T*, T*, const int*, T*, const int*, T*,
-                           const int*, int*, int*, size_t);
-  using syevd_t = void (*)(const char*, const char*, const int*, T*, const int*, T*, T*, const int*, int*, const int*,
-                           int*, size_t, size_t);
+  using gesdd_real_t = void (*)(const char*, const int*, const int*, T*, const int*, R*, T*, const int*, T*,
+                                const int*, T*, const int*, int*, int*, size_t);
+  using gesdd_complex_t = void (*)(const char*, const int*, const int*, T*, const int*, R*, T*, const int*, T*,
+                                   const int*, T*, const int*, R*, int*, int*, size_t);
+  using gesdd_t = std::conditional_t<kComplex, gesdd_complex_t, gesdd_real_t>;
+  using syevd_real_t = void (*)(const char*, const char*, const int*, T*, const int*, R*, T*, const int*, int*,
+                                const int*, int*, size_t, size_t);
+  using heevd_t = void (*)(const char*, const char*, const int*, T*, const int*, R*, T*, const int*, R*, const int*,
+                           int*, const int*, int*, size_t, size_t);
+  using syevd_t = std::conditional_t<kComplex, heevd_t, syevd_real_t>;
   // The pieces of syevd and gesdd (Note [Serial BLAS]).
   using sytrd_t = void (*)(const char*, const int*, T*, const int*, T*, T*, T*, T*, const int*, int*, size_t);
   using stedc_t = void (*)(const char*, const int*, T*, T*, T*, const int*, T*, const int*, int*, const int*, int*, size_t);
@@ -78,7 +101,8 @@ template <class T> const Lapack<T>& lapack() {
     Lapack<T> l;
     l.problem = blas_library().problem;
     if (!l.problem.empty()) return l;
-    const char p = sizeof(T) == 4 ? 's' : 'd';
+    constexpr bool kComplex = Lapack<T>::kComplex;
+    const char p = sizeof(real_t<T>) == 4 ? (kComplex ? 'c' : 's') : (kComplex ? 'z' : 'd');
     auto find = [&](auto& fn, const char* name) {
       const std::string symbol = std::string(1, p) + name + "_";
       fn = blas_symbol<std::remove_reference_t<decltype(fn)>>(symbol.c_str());
@@ -89,9 +113,10 @@ template <class T> const Lapack<T>& lapack() {
     find(l.getri, "getri");
     find(l.gesv, "gesv");
     find(l.geqrf, "geqrf");
-    find(l.orgqr, "orgqr");
+    find(l.orgqr, kComplex ? "ungqr" : "orgqr");
     find(l.gesdd, "gesdd");
-    find(l.syevd, "syevd");
+    find(l.syevd, kComplex ? "heevd" : "syevd");
+    if (kComplex) return l;  // the composed routines' pieces are real-only
     find(l.sytrd, "sytrd");
     find(l.stedc, "stedc");
     find(l.ormtr, "ormtr");
@@ -222,8 +247,12 @@ class Workspace {
   std::vector<size_t> offsets_;
 };
 
-// The optimal work size LAPACK reports from a query (lwork = -1).
-template <class T> int work_size(T query) { return std::max(1, static_cast<int>(query)); }
+// The optimal work size LAPACK reports from a query (lwork = -1): a complex
+// routine reports it in the real part.
+template <class T> int work_size(T query) {
+  if constexpr (is_complex_type_v<T>) return work_size(query.real());
+  else return std::max(1, static_cast<int>(query));
+}
 
 // Whether a large matrix takes the composed QR, SVD or EIGH (Note [Serial
 // BLAS]): several arena threads, and at least 128 reflectors.
@@ -438,6 +467,8 @@ template <class T> int svd_composed(Context& ctx, const tsr_kernel_args& a, int 
 
 template <int Op, int D> struct LinalgKernel {
   using T = compute_t<D>;
+  using R = real_t<T>;  // SVD's S and EIGH's w (Note [Kernel contracts], kind LINALG)
+  static constexpr bool kComplex = is_complex_v<D>;
   static constexpr int kParams = Op == TSR_OP_SVD ? 2 : (Op == TSR_OP_CHOLESKY || Op == TSR_OP_QR || Op == TSR_OP_EIGH) ? 1 : 0;
   static constexpr int kInputs = Op == TSR_OP_SOLVE ? 2 : 1;
 
@@ -469,10 +500,12 @@ template <int Op, int D> struct LinalgKernel {
     // tall matrix it first reduces by QR) gained 20 % at 512 x 512 and 24 %
     // at 1024 x 256 from gebrd on one thread. (A composed EIGH holds it
     // below; syevd alone did not gain: its sytrd at n = 1024 lost 12 %.)
+    // The complex gesdd keeps OpenBLAS's threads: at 512 x 512 complex128
+    // it took 127-133 ms with them and 141-146 ms on one (2026-12-02).
     std::optional<SerialBlas> serial;
-    if constexpr (Op == TSR_OP_SVD)
+    if constexpr (Op == TSR_OP_SVD && !kComplex)
       if (std::max(m, n) > 128) serial.emplace();
-    if constexpr (Op == TSR_OP_QR)
+    if constexpr (Op == TSR_OP_QR && !kComplex)
       if (composed(ctx, k)) serial.emplace();
     if constexpr (Op == TSR_OP_CHOLESKY) {
       more(1);
@@ -556,14 +589,14 @@ template <int Op, int D> struct LinalgKernel {
         for (int64_t b = b0; b < b1; ++b) {
           // inv(A)^T = inv(A^T), and a row-major A read column-major is A^T:
           // so the copies in and out keep their order (no transposing).
-          // PyTorch 1.13 factors A^T too where A is contiguous, and A
-          // otherwise: a singular matrix's info (the zero diagonal element
-          // its message names) follows the same rule.
+          // PyTorch 1.13 factors A^T too where a real A is contiguous, and
+          // A otherwise (a complex A always): a singular matrix's info (the
+          // zero diagonal element its message names) follows the same rule.
           load_matrix(in_t, nb, b, A, n);
           int status = 0;
           L.getrf(&in_, &in_, A, &in_, pivots, &status);
           if (status == 0) L.getri(&in_, A, &in_, pivots, work, &lwork, &status);
-          if (status > 0 && !contiguous) {  // singular: the info PyTorch reports (above)
+          if (status > 0 && (kComplex || !contiguous)) {  // singular: the info PyTorch reports (above)
             load_matrix(in, nb, b, A, n);
             status = 0;
             L.getrf(&in_, &in_, A, &in_, pivots, &status);
@@ -588,7 +621,7 @@ template <int Op, int D> struct LinalgKernel {
         L.orgqr(&im, &ic, &ik, &dummy, &im, &dummy, &q2, &minus1, &status);
         lwork = std::max(work_size(q1), work_size(q2));
       }
-      const bool compose = composed(ctx, k);
+      const bool compose = !kComplex && composed(ctx, k);
       for_each_matrix(ctx, count, std::max(m, n), [&](int64_t b0, int64_t b1) {
         Workspace w(ctx, {sizeof(T) * m * n, sizeof(T) * m * c, sizeof(T) * k, sizeof(T) * lwork});
         T *A = w.array<T>(0), *Q = w.array<T>(1), *tau = w.array<T>(2), *work = w.array<T>(3);
@@ -598,10 +631,12 @@ template <int Op, int D> struct LinalgKernel {
           L.geqrf(&im, &in_, A, &im, tau, work, &lwork, &status);
           check_status(a, D, status);
           store_matrix(*a.more_outputs[0], nb, b, A, m, [](int64_t r, int64_t col) { return r <= col; });
-          if (compose) {
-            q_from_reflectors(ctx, a, D, L, A, tau, Q, m, n, c);
-            store_matrix(out, nb, b, Q, m);
-            continue;
+          if constexpr (!kComplex) {
+            if (compose) {
+              q_from_reflectors(ctx, a, D, L, A, tau, Q, m, n, c);
+              store_matrix(out, nb, b, Q, m);
+              continue;
+            }
           }
           // Q from the k reflectors below A's diagonal: its first min(n, c) columns.
           std::copy(A, A + m * std::min(n, c), Q);
@@ -613,7 +648,7 @@ template <int Op, int D> struct LinalgKernel {
     } else if constexpr (Op == TSR_OP_SVD) {
       const bool vectors = a.params[0] != 0, full = vectors && a.params[1] != 0;
       more(vectors ? 3 : 1);
-      input_shape(out, {k}, "S");
+      backend::check_linalg_shape("cpu_tbb", a, D, out, tsr_dtype_real(D), nb, {k}, "S");
       const int64_t uc = full ? m : k, vr = full ? n : k;
       if (vectors) {
         input_shape(*a.more_outputs[0], {m, uc}, "U");
@@ -621,46 +656,60 @@ template <int Op, int D> struct LinalgKernel {
       }
       const tsr_tensor_desc& info = info_of(vectors ? 2 : 0);
       const int64_t big = std::max(m, n);
-      if (vectors && composed(ctx, k) && big < k * 11 / 6) {
-        // Work on the tall one of A and A^T: A^T = V S U^T, so for a wide A
-        // U^T's place is V^T's and V's is U's (as views, transposed).
-        const bool wide = m < n;
-        const tsr_tensor_desc x = wide ? transposed(in) : in;
-        const tsr_tensor_desc u = wide ? transposed(*a.more_outputs[1]) : *a.more_outputs[0];
-        const tsr_tensor_desc vt = wide ? transposed(*a.more_outputs[0]) : *a.more_outputs[1];
-        const int64_t xuc = full ? big : k;
-        Workspace w(ctx, {sizeof(T) * big * k, sizeof(T) * k, sizeof(T) * big * xuc, sizeof(T) * k * k});
-        T *X = w.array<T>(0), *S = w.array<T>(1), *U = w.array<T>(2), *VT = w.array<T>(3);
-        for (int64_t b = 0; b < count; ++b) {
-          load_matrix(x, nb, b, X, big);
-          const int status = svd_composed(ctx, a, D, L, X, S, U, VT, big, k, xuc);
-          store_vector<T>(out, nb, b, S);
-          store_matrix(u, nb, b, U, big);
-          store_matrix(vt, nb, b, VT, k);
-          store_info(a, D, info, nb, b, status);
+      if constexpr (!kComplex) {
+        if (vectors && composed(ctx, k) && big < k * 11 / 6) {
+          // Work on the tall one of A and A^T: A^T = V S U^T, so for a wide A
+          // U^T's place is V^T's and V's is U's (as views, transposed).
+          const bool wide = m < n;
+          const tsr_tensor_desc x = wide ? transposed(in) : in;
+          const tsr_tensor_desc u = wide ? transposed(*a.more_outputs[1]) : *a.more_outputs[0];
+          const tsr_tensor_desc vt = wide ? transposed(*a.more_outputs[0]) : *a.more_outputs[1];
+          const int64_t xuc = full ? big : k;
+          Workspace w(ctx, {sizeof(T) * big * k, sizeof(T) * k, sizeof(T) * big * xuc, sizeof(T) * k * k});
+          T *X = w.array<T>(0), *S = w.array<T>(1), *U = w.array<T>(2), *VT = w.array<T>(3);
+          for (int64_t b = 0; b < count; ++b) {
+            load_matrix(x, nb, b, X, big);
+            const int status = svd_composed(ctx, a, D, L, X, S, U, VT, big, k, xuc);
+            store_vector<T>(out, nb, b, S);
+            store_matrix(u, nb, b, U, big);
+            store_matrix(vt, nb, b, VT, k);
+            store_info(a, D, info, nb, b, status);
+          }
+          return;
         }
-        return;
       }
       const char jobz = !vectors ? 'N' : full ? 'A' : 'S';
       const int ldu = static_cast<int>(std::max<int64_t>(m, 1)), ldvt = static_cast<int>(std::max<int64_t>(vr, 1));
+      // The complex gesdd's real work: LAPACK 3.12's bound for any path
+      // (5 min(m, n) suffices with jobz 'N' from 3.7 on; older ones ask 7).
+      const int64_t lrwork = !kComplex ? 1 : !vectors ? 7 * k : std::max(5 * k * k + 7 * k, 2 * big * k + 2 * k * k + k);
       int lwork = 0;
       {
         T query = 0, dummy = 0;
+        R rdummy = 0;
         const int minus1 = -1;
         int status = 0, iwork = 0;
-        L.gesdd(&jobz, &im, &in_, &dummy, &im, &dummy, &dummy, &ldu, &dummy, &ldvt, &query, &minus1, &iwork, &status, 1);
+        if constexpr (kComplex)
+          L.gesdd(&jobz, &im, &in_, &dummy, &im, &rdummy, &dummy, &ldu, &dummy, &ldvt, &query, &minus1, &rdummy, &iwork,
+                  &status, 1);
+        else
+          L.gesdd(&jobz, &im, &in_, &dummy, &im, &rdummy, &dummy, &ldu, &dummy, &ldvt, &query, &minus1, &iwork, &status, 1);
         lwork = work_size(query);
       }
       for_each_matrix(ctx, count, std::max(m, n), [&](int64_t b0, int64_t b1) {
-        Workspace w(ctx, {sizeof(T) * m * n, sizeof(T) * k, sizeof(T) * lwork, sizeof(T) * (vectors ? m * uc : 1),
-                          sizeof(T) * (vectors ? vr * n : 1), sizeof(int) * 8 * k});
-        T *A = w.array<T>(0), *S = w.array<T>(1), *work = w.array<T>(2), *U = w.array<T>(3), *Vt = w.array<T>(4);
+        Workspace w(ctx, {sizeof(T) * m * n, sizeof(R) * k, sizeof(T) * lwork, sizeof(T) * (vectors ? m * uc : 1),
+                          sizeof(T) * (vectors ? vr * n : 1), sizeof(int) * 8 * k, sizeof(R) * lrwork});
+        T *A = w.array<T>(0), *work = w.array<T>(2), *U = w.array<T>(3), *Vt = w.array<T>(4);
+        R *S = w.array<R>(1), *rwork = w.array<R>(6);
         int* iwork = w.array<int>(5);
         for (int64_t b = b0; b < b1; ++b) {
           load_matrix(in, nb, b, A, m);
           int status = 0;
-          L.gesdd(&jobz, &im, &in_, A, &im, S, U, &ldu, Vt, &ldvt, work, &lwork, iwork, &status, 1);
-          store_vector<T>(out, nb, b, S);
+          if constexpr (kComplex)
+            L.gesdd(&jobz, &im, &in_, A, &im, S, U, &ldu, Vt, &ldvt, work, &lwork, rwork, iwork, &status, 1);
+          else
+            L.gesdd(&jobz, &im, &in_, A, &im, S, U, &ldu, Vt, &ldvt, work, &lwork, iwork, &status, 1);
+          store_vector<R>(out, nb, b, S);
           if (vectors) {
             store_matrix(*a.more_outputs[0], nb, b, U, m);
             store_matrix(*a.more_outputs[1], nb, b, Vt, vr);
@@ -672,41 +721,55 @@ template <int Op, int D> struct LinalgKernel {
       const bool vectors = a.params[0] != 0;
       more(vectors ? 2 : 1);
       if (m != n) fail(TSR_ERR_SHAPE, where(a, D) + "the input is not square");
-      input_shape(out, {n}, "eigenvalues");
+      backend::check_linalg_shape("cpu_tbb", a, D, out, tsr_dtype_real(D), nb, {n}, "eigenvalues");
       if (vectors) input_shape(*a.more_outputs[0], {n, n}, "eigenvectors");
       const tsr_tensor_desc& info = info_of(vectors ? 1 : 0);
-      if (vectors && composed(ctx, n)) {
-        SerialBlas serial;
-        Workspace space(ctx, {sizeof(T) * n * n, sizeof(T) * n, sizeof(T) * n * n});
-        T *A = space.array<T>(0), *w = space.array<T>(1), *Z = space.array<T>(2);
-        for (int64_t b = 0; b < count; ++b) {
-          load_matrix(in, nb, b, A, n);
-          const int status = eigh_composed(ctx, a, D, L, A, w, Z, n);
-          store_vector<T>(out, nb, b, w);
-          store_matrix(*a.more_outputs[0], nb, b, Z, n);
-          store_info(a, D, info, nb, b, status);
+      if constexpr (!kComplex) {
+        if (vectors && composed(ctx, n)) {
+          SerialBlas serial;
+          Workspace space(ctx, {sizeof(T) * n * n, sizeof(T) * n, sizeof(T) * n * n});
+          T *A = space.array<T>(0), *w = space.array<T>(1), *Z = space.array<T>(2);
+          for (int64_t b = 0; b < count; ++b) {
+            load_matrix(in, nb, b, A, n);
+            const int status = eigh_composed(ctx, a, D, L, A, w, Z, n);
+            store_vector<T>(out, nb, b, w);
+            store_matrix(*a.more_outputs[0], nb, b, Z, n);
+            store_info(a, D, info, nb, b, status);
+          }
+          return;
         }
-        return;
       }
       const char jobz = vectors ? 'V' : 'N', uplo = 'L';
-      int lwork = 0, liwork = 0;
+      int lwork = 0, liwork = 0, lrwork = 1;
       {
         T query = 0, dummy = 0;
+        R rquery = 0, rdummy = 0;
         int iquery = 0, status = 0;
         const int minus1 = -1;
-        L.syevd(&jobz, &uplo, &in_, &dummy, &in_, &dummy, &query, &minus1, &iquery, &minus1, &status, 1, 1);
+        if constexpr (kComplex) {
+          L.syevd(&jobz, &uplo, &in_, &dummy, &in_, &rdummy, &query, &minus1, &rquery, &minus1, &iquery, &minus1,
+                  &status, 1, 1);
+          lrwork = work_size(rquery);
+        } else {
+          L.syevd(&jobz, &uplo, &in_, &dummy, &in_, &rdummy, &query, &minus1, &iquery, &minus1, &status, 1, 1);
+        }
         lwork = work_size(query);
         liwork = std::max(1, iquery);
       }
       for_each_matrix(ctx, count, n, [&](int64_t b0, int64_t b1) {
-        Workspace space(ctx, {sizeof(T) * n * n, sizeof(T) * n, sizeof(T) * lwork, sizeof(int) * liwork});
-        T *A = space.array<T>(0), *w = space.array<T>(1), *work = space.array<T>(2);
+        Workspace space(ctx, {sizeof(T) * n * n, sizeof(R) * n, sizeof(T) * lwork, sizeof(int) * liwork,
+                              sizeof(R) * lrwork});
+        T *A = space.array<T>(0), *work = space.array<T>(2);
+        R *w = space.array<R>(1), *rwork = space.array<R>(4);
         int* iwork = space.array<int>(3);
         for (int64_t b = b0; b < b1; ++b) {
           load_matrix(in, nb, b, A, n);
           int status = 0;
-          L.syevd(&jobz, &uplo, &in_, A, &in_, w, work, &lwork, iwork, &liwork, &status, 1, 1);
-          store_vector<T>(out, nb, b, w);
+          if constexpr (kComplex)
+            L.syevd(&jobz, &uplo, &in_, A, &in_, w, work, &lwork, rwork, &lrwork, iwork, &liwork, &status, 1, 1);
+          else
+            L.syevd(&jobz, &uplo, &in_, A, &in_, w, work, &lwork, iwork, &liwork, &status, 1, 1);
+          store_vector<R>(out, nb, b, w);
           if (vectors) store_matrix(*a.more_outputs[0], nb, b, A, n);
           store_info(a, D, info, nb, b, status);
         }

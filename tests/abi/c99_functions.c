@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The functions of ABI 1.5 and 1.6 from C99, one or more of every category:
+/* The functions of ABI 1.5 to 1.7 from C99, one or more of every category:
  * an elementwise function (tsr_math), a binary op of the new ones (floor
  * division), a statistical reduction with options (tsr_reduce_ex: var),
  * a cumulative sum, take, gather, scatter, sort and argsort, nonzero, and
  * linear algebra (cholesky, solve, det, eigh, svdvals, inv's errors; QR,
- * SVD and EIGH of matrices large enough for cpu_tbb's composed path);
+ * SVD and EIGH of matrices large enough for cpu_tbb's composed path; a
+ * complex Hermitian matrix's eigh, cholesky and slogdet, ABI 1.7);
  * each result checked against values written here, and each bad call
  * checked for its status and message. Exit status 0 when all hold. */
 #include <math.h>
@@ -97,6 +98,48 @@ static void expect_product(tsr_tensor* x, tsr_tensor* y, const double* want, int
  * EIGH from LAPACK's pieces there (Note [Serial BLAS]). The 1-d Laplacian
  * (2 on the diagonal, -1 beside it) has eigenvalues 2 - 2 cos(k pi / (n +
  * 1)); a smooth wide matrix checks the SVD of the transposed case. */
+/* A complex128 Hermitian matrix, [[2, 1 - i], [1 + i, 3]]: eigenvalues 1
+ * and 4 (float64), cholesky [[sqrt 2, 0], [(1 + i) / sqrt 2, sqrt 2]],
+ * det 4 (complex128), slogdet's sign 1 + 0i and logabsdet log 4 (float64). */
+static void check_complex_linalg(void) {
+  const int64_t two_two[2] = {2, 2};
+  const double h[8] = {2, 0, 1, -1, 1, 1, 3, 0}; /* (real, imaginary) pairs */
+  const double r2 = sqrt(2.0);
+  tsr_tensor *a = NULL, *w = NULL, *l = NULL, *re = NULL, *im = NULL, *sign = NULL, *logabs = NULL;
+  CHECK_OK(tsr_from_host(rt, h, 2, two_two, TSR_COMPLEX128, cpu, &a));
+  CHECK_OK(tsr_linalg_eigh(a, &w, NULL));
+  CHECK(w != NULL && tsr_tensor_dtype(w) == TSR_FLOAT64);
+  {
+    const double want[2] = {1.0, 4.0};
+    double got[2] = {0, 0};
+    CHECK_OK(tsr_read(w, got, sizeof got));
+    CHECK(fabs(got[0] - want[0]) < 1e-14 && fabs(got[1] - want[1]) < 1e-14);
+  }
+  CHECK_OK(tsr_linalg_cholesky(a, 0, &l));
+  CHECK_OK(tsr_real(l, &re));
+  CHECK_OK(tsr_imag(l, &im));
+  {
+    const double want_re[4] = {r2, 0, 1 / r2, r2}, want_im[4] = {0, 0, 1 / r2, 0};
+    expect(re, want_re, 4, "complex cholesky, real parts");
+    expect(im, want_im, 4, "complex cholesky, imaginary parts");
+  }
+  CHECK_OK(tsr_linalg_slogdet(a, &sign, &logabs));
+  CHECK(tsr_tensor_dtype(sign) == TSR_COMPLEX128 && tsr_tensor_dtype(logabs) == TSR_FLOAT64);
+  {
+    double s[2] = {0, 0}, la = 0;
+    CHECK_OK(tsr_read(sign, s, sizeof s));
+    CHECK_OK(tsr_read(logabs, &la, sizeof la));
+    CHECK(fabs(s[0] - 1) < 1e-14 && fabs(s[1]) < 1e-14 && fabs(la - log(4.0)) < 1e-14);
+  }
+  tsr_tensor_release(a);
+  tsr_tensor_release(w);
+  tsr_tensor_release(l);
+  tsr_tensor_release(re);
+  tsr_tensor_release(im);
+  tsr_tensor_release(sign);
+  tsr_tensor_release(logabs);
+}
+
 static void check_large_linalg(void) {
   enum { n = 130, wide = 170 };
   const int64_t square[2] = {n, n}, rect[2] = {n, wide};
@@ -324,6 +367,7 @@ int main(int argc, char** argv) {
   }
 
   check_large_linalg();
+  check_complex_linalg();
 
   tsr_tensor_release(nz);
   tsr_tensor_release(values);

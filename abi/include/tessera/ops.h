@@ -149,8 +149,17 @@
  *               The runtime never calls one with a matrix dim or the batch
  *               of size 0 (it writes those results itself). Operands may
  *               have any strides; a kernel copies each matrix to the layout
- *               its library wants. Key: the input's dtype, float32 or
- *               float64 (TSR_OP_DTYPES_LINALG).
+ *               its library wants. Key: the input's dtype, float32,
+ *               float64, complex64 or complex128 (TSR_OP_DTYPES_LINALG_COMPLEX
+ *               from ABI 1.7; LINALG, the real two, before). Every result
+ *               has the key dtype but SVD's S and EIGH's w, which are real
+ *               (tsr_dtype_real of the key: float32 for complex64). For a
+ *               complex key read the transposes below as conjugate
+ *               transposes (^H): L L^H, Q^H Q = I, U diag(S) Vh with Vh =
+ *               V^H, A Hermitian for EIGH (the imaginary parts of its
+ *               diagonal are ignored, as LAPACK's heevd ignores them), the
+ *               routines LAPACK's c/z ones (potrf, getrf, gesv, geqrf +
+ *               ungqr, gesdd, heevd, getri).
  *               CHOLESKY: A[.., n, n] -> L[.., n, n] with A = L L^T, L lower
  *                 triangular, read from A's lower triangle (params[0] = 0),
  *                 or the upper factor U = L^T from A's upper triangle
@@ -256,7 +265,8 @@
  *     their special cases; ROUND rounds each part, SIGN is z / |z| and 0
  *     at 0, CONJ negates the imaginary part), WHERE, SUM PROD CUMSUM (in
  *     the input's dtype), GATHER SCATTER, NONZERO (either part not 0), and
- *     MATMUL (cgemm / zgemm). The orderings (MAXIMUM MINIMUM LT..GE, MAX
+ *     MATMUL (cgemm / zgemm), and the LINALG rows (LINALG_COMPLEX: LAPACK's
+ *     c/z routines; SVD's and EIGH's values real). The orderings (MAXIMUM MINIMUM LT..GE, MAX
  *     MIN ARGMAX, SORT) and the integer-valued ops are not defined on them.
  */
 /* Note [Negative steps]
@@ -385,13 +395,13 @@
   M(X, SORT, 51, "sort", SORT, 1, ALL, PRIMITIVE)                                   \
   M(X, ARGSORT, 52, "argsort", SORT, 1, ALL, PRIMITIVE)                             \
   M(X, NONZERO, 53, "nonzero", COMPACT, 1, ALL_COMPLEX, PRIMITIVE)                  \
-  M(X, CHOLESKY, 54, "cholesky", LINALG, 1, LINALG, OPTIONAL)                       \
-  M(X, LU, 55, "lu_factor", LINALG, 1, LINALG, OPTIONAL)                            \
-  M(X, SOLVE, 56, "solve", LINALG, 2, LINALG, OPTIONAL)                             \
-  M(X, QR, 57, "qr", LINALG, 1, LINALG, OPTIONAL)                                   \
-  M(X, SVD, 58, "svd", LINALG, 1, LINALG, OPTIONAL)                                 \
-  M(X, EIGH, 59, "eigh", LINALG, 1, LINALG, OPTIONAL)                               \
-  M(X, INV, 60, "inv", LINALG, 1, LINALG, OPTIONAL)
+  M(X, CHOLESKY, 54, "cholesky", LINALG, 1, LINALG_COMPLEX, OPTIONAL)               \
+  M(X, LU, 55, "lu_factor", LINALG, 1, LINALG_COMPLEX, OPTIONAL)                    \
+  M(X, SOLVE, 56, "solve", LINALG, 2, LINALG_COMPLEX, OPTIONAL)                     \
+  M(X, QR, 57, "qr", LINALG, 1, LINALG_COMPLEX, OPTIONAL)                           \
+  M(X, SVD, 58, "svd", LINALG, 1, LINALG_COMPLEX, OPTIONAL)                         \
+  M(X, EIGH, 59, "eigh", LINALG, 1, LINALG_COMPLEX, OPTIONAL)                       \
+  M(X, INV, 60, "inv", LINALG, 1, LINALG_COMPLEX, OPTIONAL)
 #define TSR_OP_PASS7_(X, op, value, name, kind, arity, dtypes, role) X(op, value, name, kind, arity, dtypes, role)
 #define TSR_OP_PASS5_(X, op, value, name, kind, arity, dtypes, role) X(op, value, name, kind, arity)
 #define TSR_OP_TABLE(X) TSR_OP_ROWS_(TSR_OP_PASS7_, X)
@@ -488,6 +498,9 @@ enum tsr_op_dtypes {
   TSR_OP_DTYPES_ALL_COMPLEX = 6,
   TSR_OP_DTYPES_NUMERIC_COMPLEX = 7,
   TSR_OP_DTYPES_FLOATING_COMPLEX = 8,
+  /* ABI 1.7: LAPACK's four types, float32, float64, complex64 and
+   * complex128 (the LINALG rows; LINALG above stays the real two). */
+  TSR_OP_DTYPES_LINALG_COMPLEX = 9,
   TSR_OP_DTYPES_MAX_ENUM = 0x7FFFFFFF
 };
 
@@ -588,6 +601,8 @@ TSR_INLINE TSR_CONSTEXPR int tsr_op_takes_dtype(int op, int dtype) {
     case TSR_OP_DTYPES_ALL_COMPLEX: return floating || integer || dtype == TSR_BOOL || tsr_dtype_is_complex(dtype);
     case TSR_OP_DTYPES_NUMERIC_COMPLEX: return floating || integer || tsr_dtype_is_complex(dtype);
     case TSR_OP_DTYPES_FLOATING_COMPLEX: return floating || tsr_dtype_is_complex(dtype);
+    case TSR_OP_DTYPES_LINALG_COMPLEX:
+      return dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64 || tsr_dtype_is_complex(dtype);
     default: return 0;
   }
 }

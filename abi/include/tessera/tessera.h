@@ -534,8 +534,11 @@ TSR_API tsr_status tsr_matmul_out(tsr_tensor* a, tsr_tensor* b, tsr_tensor* out)
 
 /* ---- linear algebra (ABI 1.6) ---------------------------------------------
  * torch.linalg's functions on stacks of matrices: the last two dims are the
- * matrix, the others a batch. Inputs are float32 or float64 (the others are
- * refused with TSR_ERR_TYPE, as torch.linalg refuses them). They run on the
+ * matrix, the others a batch. Inputs are float32, float64, complex64 or
+ * complex128 (the complex two since ABI 1.7; the others are refused with
+ * TSR_ERR_TYPE, as torch.linalg refuses them). For a complex matrix read
+ * the transposes below as conjugate transposes (L L^H, V^H, Hermitian a),
+ * as torch.linalg does. They run on the
  * input's device: its plugin's LINALG kernels, or the CPU fallback's LAPACK
  * (Note [Primitives] in tessera/ops.h). Errors name the batch element as
  * torch.linalg does ("linalg.inv: (Batch element 3): The diagonal element 2
@@ -563,19 +566,21 @@ TSR_API tsr_status tsr_linalg_inv(tsr_tensor* a, tsr_tensor** out);
 /* The determinant of square a (0 for a singular one), shape [..]. */
 TSR_API tsr_status tsr_linalg_det(tsr_tensor* a, tsr_tensor** out);
 /* sign and log|det| of square a, each of shape [..]: sign 0 and logabsdet
- * -inf for a singular matrix. */
+ * -inf for a singular matrix. Of a complex a, sign is det / |det| (complex,
+ * of modulus 1) and logabsdet real (float32 for complex64), as torch's. */
 TSR_API tsr_status tsr_linalg_slogdet(tsr_tensor* a, tsr_tensor** sign, tsr_tensor** logabsdet);
 /* a = q r by Householder QR: complete == 0 ("reduced"): q [.., m, k], r
  * [.., k, n] with k = min(m, n); complete != 0: q [.., m, m], r [.., m, n]. */
 TSR_API tsr_status tsr_linalg_qr(tsr_tensor* a, int32_t complete, tsr_tensor** q, tsr_tensor** r);
-/* a = u diag(s) vh: s [.., k] descending, k = min(m, n); u [.., m, k] and vh
+/* a = u diag(s) vh: s [.., k] descending (real: float32 for complex64),
+ * k = min(m, n); u [.., m, k] and vh
  * [.., k, n], or [.., m, m] and [.., n, n] when full_matrices != 0. u and vh
  * may both be NULL: the singular values alone (svdvals). */
 TSR_API tsr_status tsr_linalg_svd(tsr_tensor* a, int32_t full_matrices, tsr_tensor** u, tsr_tensor** s,
                                   tsr_tensor** vh);
-/* The eigenvalues (ascending, [.., n]) and eigenvectors (the columns of
- * [.., n, n]) of symmetric a, read from its lower triangle; eigenvectors may
- * be NULL (eigvalsh). */
+/* The eigenvalues (ascending, [.., n]; real: float32 for complex64) and
+ * eigenvectors (the columns of [.., n, n]) of symmetric (complex: Hermitian)
+ * a, read from its lower triangle; eigenvectors may be NULL (eigvalsh). */
 TSR_API tsr_status tsr_linalg_eigh(tsr_tensor* a, tsr_tensor** eigenvalues, tsr_tensor** eigenvectors);
 
 /* dst[...] = src, broadcasting src to dst's shape, casting, across devices. */

@@ -110,7 +110,9 @@
  *        24-byte layout kept); the DTYPES classes ALL_COMPLEX,
  *        NUMERIC_COMPLEX and FLOATING_COMPLEX in TSR_OP_TABLE's rows and
  *        TSR_MATH_CONJ (ops.h; Note [Complex dtypes]: promotion, casts,
- *        which ops take them, ABS's real output). A 1.6 plugin has no
+ *        which ops take them, ABS's real output); the class
+ *        LINALG_COMPLEX in the LINALG rows (the factorisations of complex
+ *        matrices; SVD's and EIGH's values real). A 1.6 plugin has no
  *        kernels for them (an op on them runs through the CPU fallback
  *        where configured); a 1.6 runtime ignores a 1.7 plugin's entries
  *        for them. Public API: tsr_real, tsr_imag (views), tsr_conj.

@@ -613,6 +613,34 @@ class Tensor:
     def T(self):
         return _call(C.t, self._h)
 
+    @property
+    def mT(self):
+        """The last two dims swapped (a view), as torch's Tensor.mT."""
+        if _ndim(self._h) < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got %d-D tensor."
+                               % _ndim(self._h))
+        return self.transpose(-2, -1)
+
+    @property
+    def mH(self):
+        """The conjugate transpose of the last two dims: mT, conjugated (a
+        copy) where the dtype is complex."""
+        if _ndim(self._h) < 2:
+            raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. Got %d-D tensor."
+                               % _ndim(self._h))
+        return self.conj().transpose(-2, -1) if self.is_complex() else self.transpose(-2, -1)
+
+    def adjoint(self):
+        return self.mH
+
+    @property
+    def H(self):
+        """The conjugate transpose of a matrix (2-D only, as torch's)."""
+        if _ndim(self._h) != 2:
+            raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got %d-D tensor."
+                               % _ndim(self._h))
+        return self.mH
+
     def t(self):
         n = _ndim(self._h)
         if n > 2:

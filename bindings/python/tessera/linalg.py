@@ -47,17 +47,13 @@ def _results(fn, *args, want):
     return [None if o is None else wrap(o.value) for o in outs]
 
 
-def _floating(name, A, dtype=None, complex_ok=False):
+def _floating(name, A, dtype=None):
     """A, cast to `dtype` when one is given; integers and bool are refused,
-    as torch.linalg and the C functions refuse them (tessera.h), and complex
-    matrices where the function has no complex form yet."""
+    as torch.linalg and the C functions refuse them (tessera.h)."""
     if dtype is not None:
         A = A.to(dtype)
     if A.dtype.is_complex:
-        if complex_ok:
-            return A
-        raise RuntimeError("linalg.%s: complex matrices are not supported yet (float32 and float64 are). Got %s"
-                           % (name, A.dtype))
+        return A
     if not A.dtype.is_floating_point:
         raise RuntimeError("linalg.%s: Expected a floating point or complex tensor as input. Got %s" % (name, A.dtype))
     return A
@@ -65,6 +61,11 @@ def _floating(name, A, dtype=None, complex_ok=False):
 
 def _mT(A):
     return A.transpose(-2, -1)
+
+
+def _mH(A):
+    """The conjugate transpose: _mT for a real A."""
+    return A.mH
 
 
 def _where(condition, x, value):
@@ -150,11 +151,12 @@ def svdvals(A):
 
 def _lower(name, A, UPLO):
     """A with the triangle UPLO names in its lower triangle, which is the one
-    the C function reads: 'U' is the transpose (a view) of the symmetric A."""
+    the C function reads: 'U' is the conjugate transpose of the Hermitian A
+    (of a real one, the transpose: a view)."""
     A = _tensor(name, A)
     if UPLO not in ("L", "U"):
         raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % (UPLO,))
-    return A if UPLO == "L" else _mT(A)
+    return A if UPLO == "L" else _mH(A)
 
 
 def eigh(A, UPLO="L"):
@@ -191,7 +193,7 @@ def _cutoff(A, largest, atol, rtol):
         if atol is None:
             rtol = default
         elif isinstance(atol, Tensor):
-            rtol = (atol <= 0).to(A.dtype) * default
+            rtol = (atol <= 0).to(largest.dtype) * default
         else:
             rtol = 0.0 if atol > 0 else default
     tol = _batch_value(rtol, largest) * largest
@@ -211,11 +213,11 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     if hermitian:
         w, V = eigh(A)
         w_inv = _where(w.abs() > _cutoff(A, _largest_abs(w), atol, rtol), 1 / w, 0.0)
-        return (V * w_inv.unsqueeze(-2)) @ _mT(V)
+        return (V * w_inv.unsqueeze(-2)) @ _mH(V)
     U, S, Vh = svd(A, full_matrices=False)
     # S descends, so S[..., :1] is the largest (empty when k = 0).
     S_inv = _where(S > _cutoff(A, S[..., :1], atol, rtol), 1 / S, 0.0)
-    return _mT(Vh) @ (S_inv.unsqueeze(-1) * _mT(U))
+    return _mH(Vh) @ (S_inv.unsqueeze(-1) * _mH(U))
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
@@ -254,6 +256,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     # The two dims last, the batch before them in order (a view).
     M = A.permute([d for d in range(A.dim()) if d not in (rows, cols)] + [rows, cols])
     if ord == "fro":
+        if M.is_complex():
+            M = M.abs()  # |z|, in the real dtype
         r = (M * M).sum((-2, -1)).sqrt()
     elif ord == "nuc":
         r = svdvals(M).sum(-1)
@@ -273,7 +277,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The ord-norm over dims `dim` (None: all): inf and -inf the max and min
     of |x|, 0 the count of nonzeros, else sum(|x|^ord)^(1/ord)."""
-    x = _floating("vector_norm", _tensor("vector_norm", x, "x"), dtype, complex_ok=True)
+    x = _floating("vector_norm", _tensor("vector_norm", x, "x"), dtype)
     if x.dtype.is_complex:
         x = x.abs()  # |z|, in the real dtype: every norm below is of the magnitudes
     if isinstance(ord, bool) or not isinstance(ord, numbers.Real):

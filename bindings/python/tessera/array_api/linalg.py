@@ -6,17 +6,16 @@ The functions the standard gives a floating-point input refuse other dtypes
 numeric dtype, diagonal any dtype. Results with several arrays are
 namedtuples with the standard's field names.
 
-Complex arrays: the functions built from tessera's elementwise ops, sums
-and matmul take them (cross, diagonal, matmul, matrix_transpose, outer,
-tensordot, trace, vecdot, vector_norm, whose result is real); those over
-the C library's factorisations (cholesky .. svdvals, matrix_norm) raise
-TypeError, as tsr_linalg_* has no complex kernels yet.
+Complex arrays are taken by every function that takes a floating-point
+one: the factorisations through LAPACK's complex routines (tsr_linalg_*,
+ABI 1.7), with the standard's real results (eigh's and eigvalsh's
+eigenvalues, svd's and svdvals' singular values, slogdet's logabsdet,
+matrix_norm and vector_norm are of the real dtype).
 """
 import operator
 from collections import namedtuple
 
 from .. import linalg as _linalg
-from . import _dtypes
 from ._array_object import Array, _check_category, operands
 from ._manipulation_functions import matmul, matrix_transpose, tensordot, vecdot
 from ._reduction_functions import _dims, _sum_dtype
@@ -35,12 +34,9 @@ def _tensor(x, category, name):
 
 
 def _floating(x, name):
-    """x's tensor for a function over the C factorisations: real floats only
-    for now (the standard also asks complex ones of them)."""
-    if isinstance(x, Array) and x.dtype in _dtypes.complex_floating_dtypes:
-        raise TypeError("linalg.%s: complex arrays (%s) are not supported yet: tessera's linear algebra "
-                        "factorisations have real kernels only" % (name, _dtypes.name(x.dtype)))
-    return _tensor(x, "real floating-point", name)
+    """x's tensor for a function the standard gives a floating-point input
+    (real or complex)."""
+    return _tensor(x, "floating-point", name)
 
 
 def _pair(x1, x2, category, name):
@@ -52,7 +48,7 @@ def _pair(x1, x2, category, name):
 
 def _tolerance(rtol, name):
     """rtol as tessera.linalg takes it: a number, or an Array's tensor."""
-    return _floating(rtol, name) if isinstance(rtol, Array) else rtol
+    return _tensor(rtol, "real floating-point", name) if isinstance(rtol, Array) else rtol
 
 
 def _arrays(tensors):
@@ -132,7 +128,7 @@ def solve(x1, x2, /):
     batch of vectors."""
     _floating(x1, "solve")
     _floating(x2, "solve")
-    a, b = _pair(x1, x2, "real floating-point", "solve")
+    a, b = _pair(x1, x2, "floating-point", "solve")
     if b.dim() == 1:
         return Array._new(_linalg.solve(a, b))
     return Array._new(_linalg._solve_matrices(a, b))
