@@ -20,6 +20,8 @@
 #include "plugin_error.hpp"
 #include "tessera/plugin.h"
 
+struct cusolverDnContext;  // cusolverDn.h's handle type (linalg.cu)
+
 namespace tessera::cuda {
 
 using backend::Error;
@@ -69,6 +71,9 @@ struct Device {
   std::mutex blas_mutex;  // a cuBLAS handle is used by one thread at a time
   cublasHandle_t blas = nullptr;
   void* blas_workspace = nullptr;  // from `allocator`, for `blas`
+
+  std::mutex solver_mutex;               // likewise for the cuSOLVER handle
+  cusolverDnContext* solver = nullptr;  // cusolverDnHandle_t, created by the first LINALG kernel
 
   Device();
   ~Device();

@@ -28,6 +28,7 @@ const tsr_kernel_table& kernel_table() {
     add_scan_kernels(list);
     add_compact_kernels(list);
     add_sort_kernels(list);
+    add_linalg_kernels(list);
     return list;
   }();
   static const tsr_kernel_table table{TSR_KERNEL_TABLE_STRUCT_SIZE, entries.size(), entries.data()};

@@ -145,6 +145,7 @@ void add_gather_kernels(KernelList& list);   // GATHER, SCATTER
 void add_scan_kernels(KernelList& list);     // CUMSUM
 void add_compact_kernels(KernelList& list);  // NONZERO
 void add_sort_kernels(KernelList& list);     // SORT, ARGSORT
+void add_linalg_kernels(KernelList& list);   // CHOLESKY, LU, SOLVE, QR, SVD, EIGH, INV (cuSOLVER)
 
 // Shared helpers other kernel files call (copy.cu, unary.cu):
 // out = in (same dtype, any layouts; the tiled path for transposes).

@@ -8,6 +8,7 @@
 // plugin still loads, reports zero devices, and says why (unavailable_reason).
 // A device's CUDA context, stream, allocator and staging buffers are made on
 // first use.
+#include <cusolverDn.h>
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -350,6 +351,7 @@ Device::~Device() {
   (void)cudaStreamSynchronize(stream);
   staging.reset();
   if (blas != nullptr) (void)cublasDestroy(blas);
+  if (solver != nullptr) (void)cusolverDnDestroy(solver);
   if (blas_workspace != nullptr && allocator) allocator->deallocate(blas_workspace);
   allocator.reset();
   (void)cudaStreamDestroy(stream);

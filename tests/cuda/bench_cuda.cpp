@@ -21,6 +21,12 @@
 //                nonzero 2^24 bool (half true), concat 8 x 2^21, var along
 //                the last axis of 4096^2, std 2^24, softmax of 4096^2
 //                composed (x - max, exp, / sum) against torch.softmax
+//   solve_8192, cholesky_8192, svd_2048, inv_32x10000
+//                issue 20's factorisations in float64 against torch.linalg,
+//                calls/s: solve of an 8192^2 matrix (normal + n I) and
+//                one right-hand side, cholesky of X X^T + n I, the reduced
+//                SVD (U, S, Vh) of a 2048^2 normal matrix, the inverses of
+//                10000 matrices of 32 x 32 (normal + 32 I)
 //
 // Usage: bench_cuda [--quick] [--index-only] [--config PATH]   (--quick: 16x
 // smaller problems, a smoke test; --config: another runtime config, e.g. the
@@ -114,6 +120,35 @@ void index_workloads(const Runtime& rt, tsr_device gpu, bool quick) {
   });
 }
 
+// Issue 20's factorisations on the device (float64), in calls/s.
+void linalg_workloads(const Runtime& rt, tsr_device gpu, bool quick) {
+  const int64_t big = quick ? 512 : 8192, svd_n = quick ? 128 : 2048, batch = quick ? 100 : 10000;
+  auto rate = [&](const char* name, int n, const std::function<void()>& op) { result(name, 1.0 / time_op(rt, gpu, n, op), "1/s"); };
+  rt.manual_seed(4);
+  auto n_eye = [&](int64_t n) {  // n I
+    return made([&](tsr_tensor** o) { return tsr_eye(rt.get(), n, n, 0, TSR_FLOAT64, gpu, o); }) * static_cast<double>(n);
+  };
+  {
+    Tensor a = Tensor::randn(rt, {big, big}, TSR_FLOAT64, gpu) + n_eye(big), b = Tensor::randn(rt, {big, 1}, TSR_FLOAT64, gpu);
+    rate("solve_8192", 1, [&] { Tensor x = made([&](tsr_tensor** o) { return tsr_linalg_solve(a.get(), b.get(), o); }); });
+    Tensor x = Tensor::randn(rt, {big, big}, TSR_FLOAT64, gpu);
+    Tensor spd = x.matmul(x.T()) + n_eye(big);
+    rate("cholesky_8192", 1, [&] { Tensor l = made([&](tsr_tensor** o) { return tsr_linalg_cholesky(spd.get(), 0, o); }); });
+  }
+  {
+    Tensor a = Tensor::randn(rt, {svd_n, svd_n}, TSR_FLOAT64, gpu);
+    rate("svd_2048", 1, [&] {
+      tsr_tensor *u = nullptr, *s = nullptr, *vh = nullptr;
+      tessera::check(tsr_linalg_svd(a.get(), 0, &u, &s, &vh));
+      Tensor tu(u), ts(s), tv(vh);
+    });
+  }
+  {
+    Tensor a = Tensor::randn(rt, {batch, 32, 32}, TSR_FLOAT64, gpu) + n_eye(32);
+    rate("inv_32x10000", 1, [&] { Tensor x = made([&](tsr_tensor** o) { return tsr_linalg_inv(a.get(), o); }); });
+  }
+}
+
 // A runtime with the CPU and CUDA plugins (found by name in the plugin
 // directory), through a config file written for it: TF32 is off unless
 // asked for through tsr_set_float32_matmul_precision.
@@ -203,6 +238,7 @@ int main(int argc, char** argv) {
     }
     rt.set_float32_matmul_precision(TSR_MATMUL_PRECISION_HIGHEST);
     index_workloads(rt, gpu, quick);
+    linalg_workloads(rt, gpu, quick);
     {
       Tensor a = Tensor::ones(rt, {1}, TSR_FLOAT32, gpu), b = Tensor::ones(rt, {1}, TSR_FLOAT32, gpu);
       for (int i = 0; i < 1000; ++i) Tensor c = a + b;

@@ -6,8 +6,10 @@ and singular inputs, transposed and step-sliced inputs, 1x1 and empty ones.
 Results that are not unique (Q, U, Vh, eigenvectors) are checked by
 reconstruction and orthonormality, with tolerances scaled by eps, the
 condition number and the size of the values. Then the errors, which name
-the batch element, and the emulated CUDA device and the arena sample
-device (factorisations through the CPU fallback) against the CPU."""
+the batch element, and the emulated CUDA device (cuda.so's cuSOLVER kernels
+over the emulator's LAPACK stand-in; complex through the CPU fallback) and
+the arena sample device (everything through the CPU fallback) against the
+CPU."""
 import json
 import math
 import os
@@ -842,7 +844,7 @@ def test_array_api_takes_tensors_and_keeps_aliases():
     assert np.asarray(xp.linalg.tensordot(x, x, axes=1)).tolist() == [[7.0, 10.0], [15.0, 22.0]]
 
 
-# ---- other devices: the factorisations through the CPU fallback ----------------------
+# ---- other devices: cuda's own kernels (emulated), and the CPU fallback ------------------
 
 DEVICE_SCRIPT = r"""
 import json, sys
@@ -855,6 +857,8 @@ rng = np.random.default_rng(27)
 x = rng.standard_normal((2, 4, 4))
 spd = x @ x.transpose(0, 2, 1) + 4 * np.eye(4)
 b = rng.standard_normal((2, 4, 3))
+z = x + 1j * rng.standard_normal((2, 4, 4))
+hpd = (z @ np.conj(z.transpose(0, 2, 1)) + 4 * np.eye(4)).astype(np.complex64)
 results, devices = {}, {}
 for dev in ("cpu", device):
     a, r = tessera.from_numpy(spd).to(dev), tessera.from_numpy(b).to(dev)
@@ -868,19 +872,35 @@ for dev in ("cpu", device):
         "cross": L.cross(r[:, :3], r[:, 1:], dim=1), "diagonal": L.diagonal(r, offset=1),
         "xp_trace": xp.linalg.trace(r)._t, "xp_inv": xp.linalg.inv(a)._t,
     }
+    c, rc = tessera.from_numpy(hpd).to(dev), tessera.from_numpy(b.astype(np.complex128)).to(dev)
+    out.update({"c_cholesky": L.cholesky(c), "c_inv": L.inv(c), "c_solve": L.solve(c, rc), "c_det": L.det(c),
+                "c_sign": L.slogdet(c).sign, "c_eigvalsh": L.eigvalsh(c), "c_svdvals": L.svdvals(rc),
+                "c_abs_r": L.qr(rc).R.abs(), "c_pinv": L.pinv(rc)})
+    g = r[:, :3] + 3 * tessera.eye(3, dtype=tessera.float64).to(dev)  # general (not symmetric), contiguous
+    out.update({"inv_general": L.inv(g), "inv_general_t": L.inv(g.transpose(-2, -1)), "lu_general": L.lu_factor(g).LU})
+    rw = r.transpose(-2, -1)  # wide: cuda's gesvd works on its transpose
+    for full in (False, True):
+        u, s, vh = L.svd(rw, full_matrices=full)
+        out["svd_wide_residual_%d" % full] = ((u[..., :, :3] * s.unsqueeze(-2)) @ vh[..., :3, :] - rw).abs()
+        out["svd_wide_orthonormal_%d" % full] = (vh @ vh.transpose(-2, -1)).abs()
+    q, rr = L.qr(r, mode="complete")
+    out["qr_complete_residual"] = (q @ rr - r).abs()
+    out["qr_complete_orthonormal"] = (q.transpose(-2, -1) @ q).abs()
     w, v = L.eigh(a)
     out["eigh_residual"] = ((v * w.unsqueeze(-2)) @ v.transpose(-2, -1) - a).abs()
     devices[dev] = sorted({str(t.device) for t in out.values()})
     results[dev] = {k: t.cpu().numpy() for k, t in out.items()}
 same = {k: bool(results["cpu"][k].dtype == results[device][k].dtype and
                 np.allclose(results["cpu"][k], results[device][k], rtol=1e-9, atol=1e-12)) for k in results["cpu"]}
-singular = np.stack([np.eye(2), [[1.0, 2.0], [2.0, 4.0]]])
-try:
-    L.inv(tessera.from_numpy(singular).to(device))
-    error = None
-except L.LinAlgError as e:
-    error = str(e)
-print(json.dumps({"devices": devices[device], "same": same, "error": error}))
+singular = tessera.from_numpy(np.stack([np.eye(2), [[1.0, 2.0], [2.0, 4.0]]])).to(device)
+errors = {}
+for name, fn in (("inv", L.inv), ("cholesky", L.cholesky), ("solve", lambda x: L.solve(x, x))):
+    try:
+        fn(singular)
+        errors[name] = None
+    except L.LinAlgError as e:
+        errors[name] = str(e)
+print(json.dumps({"devices": devices[device], "same": same, "errors": errors}))
 """
 
 
@@ -895,7 +915,11 @@ def run_on(device, config):
 def check_device_run(result, device):
     assert result["devices"] == [device], result["devices"]
     assert all(result["same"].values()), result["same"]
-    assert result["error"].startswith("linalg.inv: (Batch element 1): "), result["error"]
+    errors = result["errors"]
+    assert errors["inv"].startswith("linalg.inv: (Batch element 1): The diagonal element 2 is zero"), errors
+    assert errors["cholesky"].startswith("linalg.cholesky: (Batch element 1): "), errors
+    assert "minor of order 2 is not positive-definite" in errors["cholesky"], errors
+    assert errors["solve"].startswith("torch.linalg.solve: (Batch element 1): "), errors
 
 
 @pytest.mark.skipif("TESSERA_TEST_CUDA_EMU_CONFIG" not in os.environ, reason="run by ctest, with cuda_emu.so")

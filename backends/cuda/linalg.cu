@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: Apache-2.0
+// The LINALG kind (Note [Kernel contracts] in tessera/ops.h, ABI 1.6) on
+// cuSOLVER's dense routines, float32 and float64: CHOLESKY (potrf), LU
+// (getrf), SOLVE (getrf + getrs), QR (geqrf + orgqr), SVD (gesvd, on A^T
+// for a wide A: cuSOLVER's gesvd takes m >= n only), EIGH (syevd) and INV
+// (getrf + getrs against the identity: cuSOLVER has no getri). The CPU
+// backend's linalg.cpp is the reference (`tessera conformance`).
+//
+// Each call packs the operands into column-major buffers from the caching
+// allocator (copy_same_dtype: any input strides, a broadcast batch too),
+// runs one cuSOLVER call per matrix on the call's stream, and copies the
+// results out through the outputs' strides, triangles the contract zeroes
+// masked first. Every cuSOLVER routine writes its info to device memory, so
+// nothing waits for the GPU here: info reaches the host when the runtime
+// reads it. Cost: the copies in and out move each matrix twice more (a
+// 4096 x 4096 float64 matrix is 128 MiB: ~0.1 ms each at 3 TB/s against
+// potrf's ~10 ms); a batch of many small matrices pays one launch sequence
+// per matrix (cuSOLVER's batched forms are a later step).
+//
+// Complex keys are not registered (the plugin has no complex kernels: the
+// CPU fallback takes them, Note [Complex dtypes]).
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <climits>
+#include <mutex>
+#include <string>
+
+#include "elementwise.cuh"
+#include "kernels.hpp"
+
+namespace tessera::cuda {
+
+namespace {
+
+const char* solver_status_name(cusolverStatus_t s) {
+  switch (s) {
+    case CUSOLVER_STATUS_SUCCESS: return "CUSOLVER_STATUS_SUCCESS";
+    case CUSOLVER_STATUS_NOT_INITIALIZED: return "CUSOLVER_STATUS_NOT_INITIALIZED";
+    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED";
+    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE";
+    case CUSOLVER_STATUS_ARCH_MISMATCH: return "CUSOLVER_STATUS_ARCH_MISMATCH";
+    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED";
+    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    case CUSOLVER_STATUS_NOT_SUPPORTED: return "CUSOLVER_STATUS_NOT_SUPPORTED";
+    default: return "a cuSOLVER error";
+  }
+}
+
+void check_solver(const Exec& ex, cusolverStatus_t s, const char* what) {
+  if (s == CUSOLVER_STATUS_SUCCESS) return;
+  fail(s == CUSOLVER_STATUS_ALLOC_FAILED ? TSR_ERR_OUT_OF_MEMORY : TSR_ERR_DEVICE,
+       ex.where() + what + " failed (" + solver_status_name(s) + " " + std::to_string(static_cast<int>(s)) + ")");
+}
+#define TSR_SOLVER_CHECK(ex, call) check_solver((ex), (call), #call)
+
+// The device's cuSOLVER handle, created on first use. Call with the device's
+// solver_mutex held: a handle serves one thread at a time.
+cusolverDnHandle_t solver_handle(const Exec& ex) {
+  Device& dev = ex.dev;
+  if (dev.solver == nullptr) {
+    cusolverDnHandle_t h = nullptr;
+    TSR_SOLVER_CHECK(ex, cusolverDnCreate(&h));
+    dev.solver = h;
+  }
+  TSR_SOLVER_CHECK(ex, cusolverDnSetStream(dev.solver, ex.stream));
+  return dev.solver;
+}
+
+// cuSOLVER's routines by element type: S for float, D for double.
+#define TSR_SOLVER_ROUTINES(T, P)                                                                                   \
+  cusolverStatus_t potrf_size(cusolverDnHandle_t h, cublasFillMode_t u, int n, T* a, int lda, int* lw) {          \
+    return cusolverDn##P##potrf_bufferSize(h, u, n, a, lda, lw);                                                    \
+  }                                                                                                                 \
+  cusolverStatus_t potrf(cusolverDnHandle_t h, cublasFillMode_t u, int n, T* a, int lda, T* w, int lw, int* info) { \
+    return cusolverDn##P##potrf(h, u, n, a, lda, w, lw, info);                                                      \
+  }                                                                                                                 \
+  cusolverStatus_t getrf_size(cusolverDnHandle_t h, int m, int n, T* a, int lda, int* lw) {                        \
+    return cusolverDn##P##getrf_bufferSize(h, m, n, a, lda, lw);                                                    \
+  }                                                                                                                 \
+  cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, T* a, int lda, T* w, int* ipiv, int* info) {          \
+    return cusolverDn##P##getrf(h, m, n, a, lda, w, ipiv, info);                                                    \
+  }                                                                                                                 \
+  cusolverStatus_t getrs(cusolverDnHandle_t h, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb, \
+                         int* info) {                                                                               \
+    return cusolverDn##P##getrs(h, CUBLAS_OP_N, n, nrhs, a, lda, ipiv, b, ldb, info);                               \
+  }                                                                                                                 \
+  cusolverStatus_t geqrf_size(cusolverDnHandle_t h, int m, int n, T* a, int lda, int* lw) {                        \
+    return cusolverDn##P##geqrf_bufferSize(h, m, n, a, lda, lw);                                                    \
+  }                                                                                                                 \
+  cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, T* a, int lda, T* tau, T* w, int lw, int* info) {     \
+    return cusolverDn##P##geqrf(h, m, n, a, lda, tau, w, lw, info);                                                 \
+  }                                                                                                                 \
+  cusolverStatus_t orgqr_size(cusolverDnHandle_t h, int m, int n, int k, const T* a, int lda, const T* tau,        \
+                              int* lw) {                                                                            \
+    return cusolverDn##P##orgqr_bufferSize(h, m, n, k, a, lda, tau, lw);                                            \
+  }                                                                                                                 \
+  cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int n, int k, T* a, int lda, const T* tau, T* w, int lw,     \
+                         int* info) {                                                                               \
+    return cusolverDn##P##orgqr(h, m, n, k, a, lda, tau, w, lw, info);                                              \
+  }                                                                                                                 \
+  cusolverStatus_t gesvd_size(cusolverDnHandle_t h, int m, int n, T*, int* lw) {                                   \
+    return cusolverDn##P##gesvd_bufferSize(h, m, n, lw);                                                            \
+  }                                                                                                                 \
+  cusolverStatus_t gesvd(cusolverDnHandle_t h, signed char ju, signed char jv, int m, int n, T* a, int lda, T* s,   \
+                         T* u, int ldu, T* vt, int ldvt, T* w, int lw, T* rw, int* info) {                          \
+    return cusolverDn##P##gesvd(h, ju, jv, m, n, a, lda, s, u, ldu, vt, ldvt, w, lw, rw, info);                     \
+  }                                                                                                                 \
+  cusolverStatus_t syevd_size(cusolverDnHandle_t h, cusolverEigMode_t j, int n, const T* a, int lda, const T* w,   \
+                              int* lw) {                                                                            \
+    return cusolverDn##P##syevd_bufferSize(h, j, CUBLAS_FILL_MODE_LOWER, n, a, lda, w, lw);                         \
+  }                                                                                                                 \
+  cusolverStatus_t syevd(cusolverDnHandle_t h, cusolverEigMode_t j, int n, T* a, int lda, T* w, T* work, int lw,   \
+                         int* info) {                                                                               \
+    return cusolverDn##P##syevd(h, j, CUBLAS_FILL_MODE_LOWER, n, a, lda, w, work, lw, info);                        \
+  }
+TSR_SOLVER_ROUTINES(float, S)
+TSR_SOLVER_ROUTINES(double, D)
+#undef TSR_SOLVER_ROUTINES
+
+// What a masking pass writes over a batch of column-major rows x cols
+// matrices (back to back): keep the lower or upper triangle (zeroing the
+// rest), or write the identity.
+enum class Mask { KeepLower, KeepUpper, Identity };
+
+template <class T> TSR_HD void mask_thread(T* a, uint64_t total, int64_t rows, int64_t cols, Mask mode, uint64_t i) {
+  if (i >= total) return;
+  const int64_t within = static_cast<int64_t>(i % static_cast<uint64_t>(rows * cols));
+  const int64_t r = within % rows, c = within / rows;
+  if (mode == Mask::Identity) a[i] = r == c ? T(1) : T(0);
+  else if (mode == Mask::KeepLower ? r < c : r > c) a[i] = T(0);
+}
+
+#if defined(TSR_KERNELS)
+template <class T>
+__global__ void __launch_bounds__(kPointwiseBlock) mask_kernel(T* a, uint64_t total, int64_t rows, int64_t cols, Mask mode) {
+  mask_thread(a, total, rows, cols, mode, static_cast<uint64_t>(blockIdx.x) * kPointwiseBlock + threadIdx.x);
+}
+#endif
+
+template <class T> void mask(const Exec& ex, T* a, int64_t count, int64_t rows, int64_t cols, Mask mode) {
+  const uint64_t total = static_cast<uint64_t>(count * rows * cols);
+  if (total == 0) return;
+  TSR_LAUNCH(blocks_for(total, "mask"), kPointwiseBlock, ex.stream, mask_kernel<T>)(a, total, rows, cols, mode);
+  ex.check_launch("mask_kernel");
+}
+
+// A matrix transposed: its last two dims swapped (a view; no data moves).
+tsr_tensor_desc transposed(const tsr_tensor_desc& d) {
+  tsr_tensor_desc t = d;
+  std::swap(t.shape[d.ndim - 2], t.shape[d.ndim - 1]);
+  std::swap(t.strides[d.ndim - 2], t.strides[d.ndim - 1]);
+  return t;
+}
+
+// The scratch buffers of one call: `count` matrices (or vectors) back to
+// back, described with the output's batch dims (its first nb) so that
+// copy_same_dtype moves a whole batch at once.
+struct Batch {
+  const tsr_tensor_desc& like;  // the output: its device and batch dims
+  int nb;
+  int64_t count;
+
+  tsr_tensor_desc desc(void* data, int dtype, std::initializer_list<int64_t> dims, std::initializer_list<int64_t> strides,
+                       int64_t per_item) const {
+    tsr_tensor_desc d{};
+    d.struct_size = TSR_TENSOR_DESC_STRUCT_SIZE;
+    d.data = data;
+    d.ndim = nb + static_cast<int32_t>(dims.size());
+    d.dtype = dtype;
+    d.device = like.device;
+    int64_t step = per_item;
+    for (int k = nb - 1; k >= 0; --k) {
+      d.shape[k] = like.shape[k];
+      d.strides[k] = step;
+      step *= like.shape[k];
+    }
+    int k = nb;
+    for (int64_t s : dims) d.shape[k++] = s;
+    k = nb;
+    for (int64_t s : strides) d.strides[k++] = s;
+    return d;
+  }
+  // rows x cols column-major matrices, ld rows apart, `per_item` elements apart.
+  tsr_tensor_desc matrices(void* data, int dtype, int64_t rows, int64_t cols, int64_t ld, int64_t per_item) const {
+    return desc(data, dtype, {rows, cols}, {1, ld}, per_item);
+  }
+  tsr_tensor_desc matrices(void* data, int dtype, int64_t rows, int64_t cols) const {
+    return matrices(data, dtype, rows, cols, rows, rows * cols);
+  }
+  tsr_tensor_desc vectors(void* data, int dtype, int64_t len) const { return desc(data, dtype, {len}, {1}, len); }
+  tsr_tensor_desc scalars(void* data) const { return desc(data, TSR_INT32, {}, {}, 1); }
+};
+
+// LAPACK-style routines count in int: every matrix a call reaches.
+int solver_int(const Exec& ex, int64_t rows, int64_t cols) {
+  if (rows > INT_MAX || cols > INT_MAX || rows * cols > INT_MAX)
+    fail(TSR_ERR_UNSUPPORTED, ex.where() + "a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                                  " matrix is beyond cuSOLVER's int indexing");
+  return static_cast<int>(rows);
+}
+
+template <int Op, int D> struct LinalgKernel {
+  static constexpr int key = D;
+  using T = storage_t<D>;
+  static constexpr int kParams = Op == TSR_OP_SVD ? 2 : (Op == TSR_OP_CHOLESKY || Op == TSR_OP_QR || Op == TSR_OP_EIGH) ? 1 : 0;
+  static constexpr int kInputs = Op == TSR_OP_SOLVE ? 2 : 1;
+
+  static void run(const Exec& ex, const tsr_kernel_args& a) {
+    check_args(a, D, kInputs, 0, kParams);
+    const tsr_tensor_desc& in = *a.inputs[0];
+    const tsr_tensor_desc& out = *a.output;
+    const int nb = in.ndim - 2;
+    if (nb < 0) fail(TSR_ERR_SHAPE, ex.where() + "the input has fewer than 2 dims");
+    const int64_t m = in.shape[nb], n = in.shape[nb + 1], k = std::min(m, n), big = std::max(m, n);
+    int64_t count = 1;
+    for (int i = 0; i < nb; ++i) count *= in.shape[i];
+    const int im = solver_int(ex, m, big), in_ = solver_int(ex, n, big), ik = static_cast<int>(k);
+    auto shape_of = [&](const tsr_tensor_desc& d, int dtype, std::initializer_list<int64_t> dims, const char* what) {
+      backend::check_linalg_shape("cuda", a, D, d, dtype, nb, dims, what);
+    };
+    auto more = [&](int c) { backend::check_more_outputs("cuda", a, D, c, TSR_DEVICE_CUDA); };
+    auto info_of = [&](int i) -> const tsr_tensor_desc& {
+      shape_of(*a.more_outputs[i], TSR_INT32, {}, "info");
+      return *a.more_outputs[i];
+    };
+    const Batch batch{out, nb, count};
+    std::lock_guard<std::mutex> lock(ex.dev.solver_mutex);
+    cusolverDnHandle_t h = solver_handle(ex);
+    // Scratch: one block per role, returned to the cache in stream order.
+    auto scratch = [&](size_t bytes) { return Workspace(ex, std::max<size_t>(bytes, 1)); };
+    Workspace infos = scratch(sizeof(int) * static_cast<size_t>(count));
+    int* info = static_cast<int*>(infos.get());
+    auto store_info = [&](const tsr_tensor_desc& d) { copy_same_dtype(ex, d, batch.scalars(info)); };
+
+    if constexpr (Op == TSR_OP_CHOLESKY) {
+      more(1);
+      if (m != n) fail(TSR_ERR_SHAPE, ex.where() + "the input is not square");
+      shape_of(out, D, {n, n}, "output");
+      const tsr_tensor_desc& info_out = info_of(0);
+      const bool upper = a.params[0] != 0;
+      const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+      Workspace buf = scratch(sizeof(T) * count * n * n);
+      T* A = static_cast<T*>(buf.get());
+      copy_same_dtype(ex, batch.matrices(A, D, n, n), in);
+      int lwork = 0;
+      TSR_SOLVER_CHECK(ex, potrf_size(h, uplo, in_, A, in_, &lwork));
+      Workspace work = scratch(sizeof(T) * lwork);
+      for (int64_t b = 0; b < count; ++b)
+        TSR_SOLVER_CHECK(ex, potrf(h, uplo, in_, A + b * n * n, in_, static_cast<T*>(work.get()), lwork, info + b));
+      mask(ex, A, count, n, n, upper ? Mask::KeepUpper : Mask::KeepLower);
+      copy_same_dtype(ex, out, batch.matrices(A, D, n, n));
+      store_info(info_out);
+    } else if constexpr (Op == TSR_OP_LU) {
+      more(2);
+      shape_of(out, D, {m, n}, "output");
+      shape_of(*a.more_outputs[0], TSR_INT32, {k}, "pivots");
+      const tsr_tensor_desc& info_out = info_of(1);
+      Workspace buf = scratch(sizeof(T) * count * m * n), pivots = scratch(sizeof(int) * count * k);
+      T* A = static_cast<T*>(buf.get());
+      int* ipiv = static_cast<int*>(pivots.get());
+      copy_same_dtype(ex, batch.matrices(A, D, m, n), in);
+      int lwork = 0;
+      TSR_SOLVER_CHECK(ex, getrf_size(h, im, in_, A, im, &lwork));
+      Workspace work = scratch(sizeof(T) * lwork);
+      for (int64_t b = 0; b < count; ++b)
+        TSR_SOLVER_CHECK(ex, getrf(h, im, in_, A + b * m * n, im, static_cast<T*>(work.get()), ipiv + b * k, info + b));
+      copy_same_dtype(ex, out, batch.matrices(A, D, m, n));
+      copy_same_dtype(ex, *a.more_outputs[0], batch.vectors(ipiv, TSR_INT32, k));
+      store_info(info_out);
+    } else if constexpr (Op == TSR_OP_SOLVE || Op == TSR_OP_INV) {
+      more(1);
+      if (m != n) fail(TSR_ERR_SHAPE, ex.where() + (Op == TSR_OP_SOLVE ? "A is not square" : "the input is not square"));
+      const int64_t nrhs = Op == TSR_OP_INV ? n : out.ndim == nb + 2 ? out.shape[nb + 1] : -1;
+      shape_of(out, D, {n, nrhs}, "output");
+      if constexpr (Op == TSR_OP_SOLVE) shape_of(*a.inputs[1], D, {n, nrhs}, "B");
+      const tsr_tensor_desc& info_out = info_of(0);
+      const int ir = solver_int(ex, nrhs, n);
+      // INV factors A^T where A is contiguous, and A otherwise, as PyTorch
+      // 1.13 does (and cpu_tbb): a singular matrix's info, the zero
+      // diagonal element its message names, follows the same rule;
+      // inv(A^T) written through out^T is inv(A).
+      bool contiguous = true;
+      for (int d = in.ndim - 1, step = 1; d >= 0; step *= static_cast<int>(in.shape[d]), --d)
+        if (in.shape[d] != 1 && in.strides[d] != step) contiguous = false;
+      const bool flip = Op == TSR_OP_INV && contiguous;
+      Workspace abuf = scratch(sizeof(T) * count * n * n), bbuf = scratch(sizeof(T) * count * n * nrhs),
+                pivots = scratch(sizeof(int) * count * n), rs_infos = scratch(sizeof(int) * count);
+      T *A = static_cast<T*>(abuf.get()), *B = static_cast<T*>(bbuf.get());
+      int* ipiv = static_cast<int*>(pivots.get());
+      copy_same_dtype(ex, batch.matrices(A, D, n, n), flip ? transposed(in) : in);
+      if constexpr (Op == TSR_OP_SOLVE) copy_same_dtype(ex, batch.matrices(B, D, n, nrhs), *a.inputs[1]);
+      else mask(ex, B, count, n, n, Mask::Identity);
+      int lwork = 0;
+      TSR_SOLVER_CHECK(ex, getrf_size(h, in_, in_, A, in_, &lwork));
+      Workspace work = scratch(sizeof(T) * lwork);
+      for (int64_t b = 0; b < count; ++b) {
+        TSR_SOLVER_CHECK(ex, getrf(h, in_, in_, A + b * n * n, in_, static_cast<T*>(work.get()), ipiv + b * n, info + b));
+        // getrs's own info names a bad argument only: kept apart from getrf's.
+        TSR_SOLVER_CHECK(ex, getrs(h, in_, ir, A + b * n * n, in_, ipiv + b * n, B + b * n * nrhs, in_,
+                                   static_cast<int*>(rs_infos.get()) + b));
+      }
+      copy_same_dtype(ex, flip ? transposed(out) : out, batch.matrices(B, D, n, nrhs));
+      store_info(info_out);
+    } else if constexpr (Op == TSR_OP_QR) {
+      more(1);
+      const bool complete = a.params[0] != 0;
+      const int64_t c = complete ? m : k;
+      shape_of(out, D, {m, c}, "Q");
+      shape_of(*a.more_outputs[0], D, {c, n}, "R");
+      Workspace abuf = scratch(sizeof(T) * count * m * n), qbuf = scratch(sizeof(T) * count * m * c),
+                taus = scratch(sizeof(T) * count * k);
+      T *A = static_cast<T*>(abuf.get()), *Q = static_cast<T*>(qbuf.get()), *tau = static_cast<T*>(taus.get());
+      copy_same_dtype(ex, batch.matrices(A, D, m, n), in);
+      int lwork_qr = 0, lwork_q = 0;
+      TSR_SOLVER_CHECK(ex, geqrf_size(h, im, in_, A, im, &lwork_qr));
+      TSR_SOLVER_CHECK(ex, orgqr_size(h, im, static_cast<int>(c), ik, Q, im, tau, &lwork_q));
+      const int lwork = std::max(lwork_qr, lwork_q);
+      Workspace work = scratch(sizeof(T) * lwork);
+      for (int64_t b = 0; b < count; ++b)
+        TSR_SOLVER_CHECK(ex, geqrf(h, im, in_, A + b * m * n, im, tau + b * k, static_cast<T*>(work.get()), lwork, info + b));
+      // Q: the identity's c columns with the k reflectors over the first k
+      // (orgqr then applies them; the identity columns past k make a
+      // complete Q whatever orgqr assumes of them).
+      mask(ex, Q, count, m, c, Mask::Identity);
+      copy_same_dtype(ex, batch.matrices(Q, D, m, k, m, m * c), batch.matrices(A, D, m, k, m, m * n));
+      for (int64_t b = 0; b < count; ++b)
+        TSR_SOLVER_CHECK(ex, orgqr(h, im, static_cast<int>(c), ik, Q + b * m * c, im, tau + b * k,
+                                   static_cast<T*>(work.get()), lwork, info + b));
+      copy_same_dtype(ex, out, batch.matrices(Q, D, m, c));
+      // R: A's first c rows, zero below the diagonal.
+      mask(ex, A, count, m, n, Mask::KeepUpper);
+      copy_same_dtype(ex, *a.more_outputs[0], batch.matrices(A, D, c, n, m, m * n));
+    } else if constexpr (Op == TSR_OP_SVD) {
+      const bool vectors = a.params[0] != 0, full = vectors && a.params[1] != 0;
+      more(vectors ? 3 : 1);
+      shape_of(out, D, {k}, "S");
+      const int64_t uc = full ? m : k, vr = full ? n : k;
+      if (vectors) {
+        shape_of(*a.more_outputs[0], D, {m, uc}, "U");
+        shape_of(*a.more_outputs[1], D, {vr, n}, "Vh");
+      }
+      const tsr_tensor_desc& info_out = info_of(vectors ? 2 : 0);
+      // cuSOLVER's gesvd takes m >= n: a wide A is done as A^T = V S U^T,
+      // whose U^T and V are A's Vh and U (written through transposed views).
+      const bool wide = m < n;
+      const int64_t xm = big, xn = k, xuc = full ? big : k;  // X = A or A^T: xm x xn, xm >= xn
+      const int ixm = static_cast<int>(xm), ixn = static_cast<int>(xn);
+      const signed char job = !vectors ? 'N' : full ? 'A' : 'S';
+      Workspace xbuf = scratch(sizeof(T) * count * xm * xn), sbuf = scratch(sizeof(T) * count * k),
+                ubuf = scratch(vectors ? sizeof(T) * count * xm * xuc : 1),
+                vbuf = scratch(vectors ? sizeof(T) * count * xn * xn : 1), rbuf = scratch(sizeof(T) * k);
+      T *X = static_cast<T*>(xbuf.get()), *S = static_cast<T*>(sbuf.get()), *U = static_cast<T*>(ubuf.get()),
+        *VT = static_cast<T*>(vbuf.get());
+      copy_same_dtype(ex, batch.matrices(X, D, xm, xn), wide ? transposed(in) : in);
+      int lwork = 0;
+      TSR_SOLVER_CHECK(ex, gesvd_size(h, ixm, ixn, X, &lwork));
+      Workspace work = scratch(sizeof(T) * lwork);
+      for (int64_t b = 0; b < count; ++b)
+        TSR_SOLVER_CHECK(ex, gesvd(h, job, job, ixm, ixn, X + b * xm * xn, ixm, S + b * k, vectors ? U + b * xm * xuc : U,
+                                   ixm, vectors ? VT + b * xn * xn : VT, ixn, static_cast<T*>(work.get()), lwork,
+                                   static_cast<T*>(rbuf.get()), info + b));
+      copy_same_dtype(ex, out, batch.vectors(S, D, k));
+      if (vectors) {
+        const tsr_tensor_desc u_of_x = batch.matrices(U, D, xm, xuc), vt_of_x = batch.matrices(VT, D, xn, xn);
+        copy_same_dtype(ex, wide ? transposed(*a.more_outputs[1]) : *a.more_outputs[0], u_of_x);
+        copy_same_dtype(ex, wide ? transposed(*a.more_outputs[0]) : *a.more_outputs[1], vt_of_x);
+      }
+      store_info(info_out);
+    } else if constexpr (Op == TSR_OP_EIGH) {
+      const bool vectors = a.params[0] != 0;
+      more(vectors ? 2 : 1);
+      if (m != n) fail(TSR_ERR_SHAPE, ex.where() + "the input is not square");
+      shape_of(out, D, {n}, "eigenvalues");
+      if (vectors) shape_of(*a.more_outputs[0], D, {n, n}, "eigenvectors");
+      const tsr_tensor_desc& info_out = info_of(vectors ? 1 : 0);
+      const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+      Workspace abuf = scratch(sizeof(T) * count * n * n), wbuf = scratch(sizeof(T) * count * n);
+      T *A = static_cast<T*>(abuf.get()), *W = static_cast<T*>(wbuf.get());
+      copy_same_dtype(ex, batch.matrices(A, D, n, n), in);
+      int lwork = 0;
+      TSR_SOLVER_CHECK(ex, syevd_size(h, jobz, in_, A, in_, W, &lwork));
+      Workspace work = scratch(sizeof(T) * lwork);
+      for (int64_t b = 0; b < count; ++b)
+        TSR_SOLVER_CHECK(ex, syevd(h, jobz, in_, A + b * n * n, in_, W + b * n, static_cast<T*>(work.get()), lwork, info + b));
+      copy_same_dtype(ex, out, batch.vectors(W, D, n));
+      if (vectors) copy_same_dtype(ex, *a.more_outputs[0], batch.matrices(A, D, n, n));
+      store_info(info_out);
+    }
+  }
+};
+
+}  // namespace
+
+void add_linalg_kernels(KernelList& list) { add_kernels_of_kind<LinalgKernel, TSR_OP_KIND_LINALG>(list); }
+
+}  // namespace tessera::cuda
