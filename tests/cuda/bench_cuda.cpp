@@ -28,7 +28,7 @@
 //                SVD (U, S, Vh) of a 2048^2 normal matrix, the inverses of
 //                10000 matrices of 32 x 32 (normal + 32 I)
 //
-// Usage: bench_cuda [--quick] [--index-only] [--config PATH]   (--quick: 16x
+// Usage: bench_cuda [--quick] [--index-only | --linalg-only] [--config PATH]   (--quick: 16x
 // smaller problems, a smoke test; --config: another runtime config, e.g. the
 // emulated device's)
 #include <unistd.h>
@@ -168,23 +168,25 @@ Runtime cuda_runtime() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, index_only = false;
+  bool quick = false, index_only = false, linalg_only = false;
   std::string config;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--index-only") index_only = true;  // issue 18's workloads alone
+    else if (a == "--linalg-only") linalg_only = true;  // issue 20's alone
     else if (a == "--config" && i + 1 < argc) config = argv[++i];  // e.g. cuda_emu's, as a smoke test
     else {
-      std::printf("bench_cuda: unknown argument '%s' (--quick, --index-only, --config PATH)\n", a.c_str());
+      std::printf("bench_cuda: unknown argument '%s' (--quick, --index-only, --linalg-only, --config PATH)\n", a.c_str());
       return 2;
     }
   }
   try {
     Runtime rt = config.empty() ? cuda_runtime() : Runtime(config);
     const tsr_device gpu = rt.device("cuda:0");
-    if (index_only) {
-      index_workloads(rt, gpu, quick);
+    if (index_only || linalg_only) {
+      if (index_only) index_workloads(rt, gpu, quick);
+      else linalg_workloads(rt, gpu, quick);
       return 0;
     }
     rt.manual_seed(1);
