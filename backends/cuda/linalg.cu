@@ -14,8 +14,9 @@
 // nothing waits for the GPU here: info reaches the host when the runtime
 // reads it. Cost: the copies in and out move each matrix twice more (a
 // 4096 x 4096 float64 matrix is 128 MiB: ~0.1 ms each at 3 TB/s against
-// potrf's ~10 ms); a batch of many small matrices pays one launch sequence
-// per matrix (cuSOLVER's batched forms are a later step).
+// potrf's ~10 ms). A batch pays one call sequence per matrix, except a
+// batch of small ones (n <= 64) where cuSOLVER or cuBLAS has a batched
+// routine: CHOLESKY, SOLVE and INV (kBatchedN below).
 //
 // Complex keys are not registered (the plugin has no complex kernels: the
 // CPU fallback takes them, Note [Complex dtypes]).
@@ -26,6 +27,7 @@
 #include <mutex>
 #include <string>
 
+#include "blas_handle.hpp"
 #include "elementwise.cuh"
 #include "kernels.hpp"
 
@@ -113,6 +115,20 @@ cusolverDnHandle_t solver_handle(const Exec& ex) {
   cusolverStatus_t syevd(cusolverDnHandle_t h, cusolverEigMode_t j, int n, T* a, int lda, T* w, T* work, int lw,   \
                          int* info) {                                                                               \
     return cusolverDn##P##syevd(h, j, CUBLAS_FILL_MODE_LOWER, n, a, lda, w, work, lw, info);                        \
+  }                                                                                                                 \
+  cusolverStatus_t potrf_batched(cusolverDnHandle_t h, int n, T** a, int lda, int* info, int batch) {              \
+    return cusolverDn##P##potrfBatched(h, CUBLAS_FILL_MODE_LOWER, n, a, lda, info, batch);                          \
+  }                                                                                                                 \
+  cublasStatus_t getrf_batched(cublasHandle_t h, int n, T** a, int lda, int* ipiv, int* info, int batch) {         \
+    return cublas##P##getrfBatched(h, n, a, lda, ipiv, info, batch);                                                \
+  }                                                                                                                 \
+  cublasStatus_t getri_batched(cublasHandle_t h, int n, T** a, int lda, const int* ipiv, T** c, int ldc, int* info, \
+                               int batch) {                                                                         \
+    return cublas##P##getriBatched(h, n, a, lda, ipiv, c, ldc, info, batch);                                        \
+  }                                                                                                                 \
+  cublasStatus_t getrs_batched(cublasHandle_t h, int n, int nrhs, T** a, int lda, const int* ipiv, T** b, int ldb, \
+                               int* info, int batch) {                                                              \
+    return cublas##P##getrsBatched(h, CUBLAS_OP_N, n, nrhs, a, lda, ipiv, b, ldb, info, batch);                     \
   }
 TSR_SOLVER_ROUTINES(float, S)
 TSR_SOLVER_ROUTINES(double, D)
@@ -143,6 +159,34 @@ template <class T> void mask(const Exec& ex, T* a, int64_t count, int64_t rows, 
   if (total == 0) return;
   TSR_LAUNCH(blocks_for(total, "mask"), kPointwiseBlock, ex.stream, mask_kernel<T>)(a, total, rows, cols, mode);
   ex.check_launch("mask_kernel");
+}
+
+// A batch of at least two matrices of at most kBatchedN x kBatchedN takes
+// the batched routines: cuSOLVER's potrfBatched (CHOLESKY), cuBLAS's
+// getrfBatched with getriBatched (INV) or getrsBatched (SOLVE), one call
+// for the whole batch where the loop makes a call sequence per matrix
+// (cuBLAS's batched LU is meant for small matrices).
+constexpr int64_t kBatchedN = 64;
+
+template <class T> TSR_HD void pointers_thread(T** out, T* base, int64_t stride, uint64_t count, uint64_t i) {
+  if (i < count) out[i] = base + static_cast<int64_t>(i) * stride;
+}
+
+#if defined(TSR_KERNELS)
+template <class T>
+__global__ void __launch_bounds__(kPointwiseBlock) pointers_kernel(T** out, T* base, int64_t stride, uint64_t count) {
+  pointers_thread(out, base, stride, count, static_cast<uint64_t>(blockIdx.x) * kPointwiseBlock + threadIdx.x);
+}
+#endif
+
+// The batched routines' operand: a device array (in `space`, count
+// pointers) of base + b * stride.
+template <class T> T** pointer_array(const Exec& ex, const Workspace& space, T* base, int64_t stride, int64_t count) {
+  T** out = static_cast<T**>(space.get());
+  const uint64_t n = static_cast<uint64_t>(count);
+  TSR_LAUNCH(blocks_for(n, "pointers"), kPointwiseBlock, ex.stream, pointers_kernel<T>)(out, base, stride, n);
+  ex.check_launch("pointers_kernel");
+  return out;
 }
 
 // A matrix transposed: its last two dims swapped (a view; no data moves).
@@ -242,6 +286,19 @@ template <int Op, int D> struct LinalgKernel {
       const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
       Workspace buf = scratch(sizeof(T) * count * n * n);
       T* A = static_cast<T*>(buf.get());
+      if (count > 1 && n <= kBatchedN) {
+        // potrfBatched on the lower triangle; the upper factor U of A is
+        // the transpose of the lower one of A^T (A's upper triangle read as
+        // a lower one), written through out^T.
+        copy_same_dtype(ex, batch.matrices(A, D, n, n), upper ? transposed(in) : in);
+        Workspace ptrs = scratch(sizeof(T*) * count);
+        TSR_SOLVER_CHECK(ex, potrf_batched(h, in_, pointer_array(ex, ptrs, A, n * n, count), in_, info,
+                                           solver_int(ex, count, 1)));
+        mask(ex, A, count, n, n, Mask::KeepLower);
+        copy_same_dtype(ex, upper ? transposed(out) : out, batch.matrices(A, D, n, n));
+        store_info(info_out);
+        return;
+      }
       copy_same_dtype(ex, batch.matrices(A, D, n, n), in);
       int lwork = 0;
       TSR_SOLVER_CHECK(ex, potrf_size(h, uplo, in_, A, in_, &lwork));
@@ -290,7 +347,29 @@ template <int Op, int D> struct LinalgKernel {
       int* ipiv = static_cast<int*>(pivots.get());
       copy_same_dtype(ex, batch.matrices(A, D, n, n), flip ? transposed(in) : in);
       if constexpr (Op == TSR_OP_SOLVE) copy_same_dtype(ex, batch.matrices(B, D, n, nrhs), *a.inputs[1]);
-      else mask(ex, B, count, n, n, Mask::Identity);
+      if (count > 1 && n <= kBatchedN) {
+        const int ib = solver_int(ex, count, 1);
+        Workspace aptrs = scratch(sizeof(T*) * count), bptrs = scratch(sizeof(T*) * count);
+        T** Ap = pointer_array(ex, aptrs, A, n * n, count);
+        T** Bp = pointer_array(ex, bptrs, B, n * nrhs, count);
+        std::lock_guard<std::mutex> blas_lock(ex.dev.blas_mutex);
+        cublasHandle_t hb = blas_handle(ex);
+        check_blas(ex, cublasSetStream(hb, ex.stream), "cublasSetStream");
+        check_blas(ex, getrf_batched(hb, in_, Ap, in_, ipiv, info, ib), "getrfBatched");
+        if constexpr (Op == TSR_OP_INV) {
+          // getriBatched: out of place, into B; its info repeats getrf's.
+          check_blas(ex, getri_batched(hb, in_, Ap, in_, ipiv, Bp, in_, static_cast<int*>(rs_infos.get()), ib),
+                     "getriBatched");
+        } else {
+          int arg = 0;  // a host value: the bad argument's position, negated
+          check_blas(ex, getrs_batched(hb, in_, ir, Ap, in_, ipiv, Bp, in_, &arg, ib), "getrsBatched");
+          if (arg != 0) fail(TSR_ERR_INTERNAL, ex.where() + "getrsBatched rejected argument " + std::to_string(-arg));
+        }
+        copy_same_dtype(ex, flip ? transposed(out) : out, batch.matrices(B, D, n, nrhs));
+        store_info(info_out);
+        return;
+      }
+      if constexpr (Op == TSR_OP_INV) mask(ex, B, count, n, n, Mask::Identity);
       int lwork = 0;
       TSR_SOLVER_CHECK(ex, getrf_size(h, in_, in_, A, in_, &lwork));
       Workspace work = scratch(sizeof(T) * lwork);

@@ -20,6 +20,7 @@
 #include <optional>
 #include <vector>
 
+#include "blas_handle.hpp"
 #include "elementwise.cuh"
 #include "gemm_plan.hpp"
 #include "kernels.hpp"
@@ -27,17 +28,14 @@
 
 namespace tessera::cuda {
 
-namespace {
-
 void check_blas(const Exec& ex, cublasStatus_t s, const char* what) {
   if (s == CUBLAS_STATUS_SUCCESS) return;
   fail(s == CUBLAS_STATUS_ALLOC_FAILED ? TSR_ERR_OUT_OF_MEMORY : TSR_ERR_DEVICE,
        ex.where() + what + " failed (" + cublasGetStatusName(s) + ": " + cublasGetStatusString(s) + ")");
 }
 
-// The device's cuBLAS handle, created on first use with a 32 MiB workspace
-// (PyTorch's size on Hopper) from the caching allocator. Call with the
-// device's blas_mutex held.
+// The device's cuBLAS handle (blas_handle.hpp), created on first use with a
+// 32 MiB workspace (PyTorch's size on Hopper) from the caching allocator.
 cublasHandle_t blas_handle(const Exec& ex) {
   Device& dev = ex.dev;
   if (dev.blas == nullptr) {
@@ -62,6 +60,8 @@ cublasHandle_t blas_handle(const Exec& ex) {
   }
   return dev.blas;
 }
+
+namespace {
 
 struct GemmTypes {
   cudaDataType_t data;

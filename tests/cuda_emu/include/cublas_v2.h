@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "column_major_gemm.hpp"
 #include "cuda_runtime.h"
+#include "lapack_host.hpp"
 #include "tessera/half.h"
 
 enum cudaDataType_t { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14 };
@@ -133,3 +135,60 @@ inline cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOp
   });
   return CUBLAS_STATUS_SUCCESS;
 }
+
+// cuBLAS's batched LU for small matrices (getrfBatched, getriBatched,
+// getrsBatched) over LAPACK, each matrix in turn when the stream runs: the
+// device arrays of matrix pointers are read then, as the GPU reads them.
+// Pivoting is always on (a NULL pivot array, cuBLAS's unpivoted LU, is not
+// emulated: CUBLAS_STATUS_NOT_SUPPORTED).
+#define TSR_EMU_BATCHED_LU(T, P)                                                                                       \
+  inline cublasStatus_t cublas##P##getrfBatched(cublasHandle_t h, int n, T* const A[], int lda, int* piv, int* info,   \
+                                                int batch) {                                                           \
+    using namespace tessera_cuda_emu;                                                                                  \
+    if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;                                                            \
+    if (n < 0 || lda < std::max(1, n) || batch < 0 || A == nullptr || info == nullptr) return CUBLAS_STATUS_INVALID_VALUE;\
+    if (piv == nullptr) return CUBLAS_STATUS_NOT_SUPPORTED;                                                            \
+    enqueue(h->stream, [=] {                                                                                           \
+      for (int b = 0; b < batch; ++b) Lapack<T>::getrf(&n, &n, A[b], &lda, piv + static_cast<int64_t>(b) * n, info + b);\
+    });                                                                                                                \
+    return CUBLAS_STATUS_SUCCESS;                                                                                      \
+  }                                                                                                                    \
+  inline cublasStatus_t cublas##P##getriBatched(cublasHandle_t h, int n, const T* const A[], int lda, const int* piv,  \
+                                                T* const C[], int ldc, int* info, int batch) {                         \
+    using namespace tessera_cuda_emu;                                                                                  \
+    if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;                                                            \
+    if (n < 0 || lda < std::max(1, n) || ldc < std::max(1, n) || batch < 0 || A == nullptr || C == nullptr ||          \
+        piv == nullptr || info == nullptr)                                                                             \
+      return CUBLAS_STATUS_INVALID_VALUE;                                                                              \
+    enqueue(h->stream, [=] { /* out of place: C = inv(A) from A's LU, A unchanged */                                   \
+      const int lwork = std::max(1, n) * 64;                                                                           \
+      std::vector<T> work(static_cast<size_t>(lwork));                                                                 \
+      for (int b = 0; b < batch; ++b) {                                                                                \
+        for (int c = 0; c < n; ++c)                                                                                    \
+          for (int r = 0; r < n; ++r) C[b][r + static_cast<int64_t>(c) * ldc] = A[b][r + static_cast<int64_t>(c) * lda];\
+        Lapack<T>::getri(&n, C[b], &ldc, piv + static_cast<int64_t>(b) * n, work.data(), &lwork, info + b);            \
+      }                                                                                                                \
+    });                                                                                                                \
+    return CUBLAS_STATUS_SUCCESS;                                                                                      \
+  }                                                                                                                    \
+  inline cublasStatus_t cublas##P##getrsBatched(cublasHandle_t h, cublasOperation_t trans, int n, int nrhs,            \
+                                                const T* const A[], int lda, const int* piv, T* const B[], int ldb,    \
+                                                int* info, int batch) {                                                \
+    using namespace tessera_cuda_emu;                                                                                  \
+    if (h == nullptr) return CUBLAS_STATUS_NOT_INITIALIZED;                                                            \
+    if (info == nullptr) return CUBLAS_STATUS_INVALID_VALUE;                                                           \
+    /* info is a host value: the first bad argument's position, negated (cuBLAS's rule) */                             \
+    *info = n < 0 ? -3 : nrhs < 0 ? -4 : A == nullptr ? -5 : lda < std::max(1, n) ? -6 : piv == nullptr ? -7           \
+          : B == nullptr ? -8 : ldb < std::max(1, n) ? -9 : batch < 0 ? -11 : 0;                                       \
+    if (*info != 0) return CUBLAS_STATUS_INVALID_VALUE;                                                                \
+    enqueue(h->stream, [=] {                                                                                           \
+      const char t = trans == CUBLAS_OP_T ? 'T' : 'N';                                                                 \
+      int status = 0;                                                                                                  \
+      for (int b = 0; b < batch; ++b)                                                                                  \
+        Lapack<T>::getrs(&t, &n, &nrhs, A[b], &lda, piv + static_cast<int64_t>(b) * n, B[b], &ldb, &status, 1);        \
+    });                                                                                                                \
+    return CUBLAS_STATUS_SUCCESS;                                                                                      \
+  }
+TSR_EMU_BATCHED_LU(float, S)
+TSR_EMU_BATCHED_LU(double, D)
+#undef TSR_EMU_BATCHED_LU

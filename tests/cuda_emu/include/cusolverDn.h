@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // cuSOLVER's dense routines as the CUDA backend calls them (linalg.cu),
 // emulated on the host for cuda_emu.so over LAPACK (OpenBLAS's, held at one
-// thread): potrf, getrf, getrs, geqrf, orgqr, gesvd and syevd, float and
-// double, with their _bufferSize queries. Each call checks its arguments
+// thread): potrf, potrfBatched, getrf, getrs, geqrf, orgqr, gesvd and
+// syevd, float and double, with their _bufferSize queries. Each call checks its arguments
 // as cuSOLVER documents them (CUSOLVER_STATUS_INVALID_VALUE: a bad size or
 // leading dimension, a workspace smaller than its query said, gesvd with
 // m < n), then queues the routine on the handle's stream (Note [Emulated
@@ -12,11 +12,11 @@
 #pragma once
 
 #include <algorithm>
-#include <cstddef>
 #include <vector>
 
 #include "cublas_v2.h"
 #include "cuda_runtime.h"
+#include "lapack_host.hpp"
 
 enum cusolverStatus_t {
   CUSOLVER_STATUS_SUCCESS = 0,
@@ -34,45 +34,7 @@ struct cusolverDnContext {
 };
 typedef cusolverDnContext* cusolverDnHandle_t;
 
-extern "C" {
-// LAPACK's Fortran interface (gfortran: the hidden lengths of character arguments last).
-void spotrf_(const char*, const int*, float*, const int*, int*, size_t);
-void dpotrf_(const char*, const int*, double*, const int*, int*, size_t);
-void sgetrf_(const int*, const int*, float*, const int*, int*, int*);
-void dgetrf_(const int*, const int*, double*, const int*, int*, int*);
-void sgetrs_(const char*, const int*, const int*, const float*, const int*, const int*, float*, const int*, int*, size_t);
-void dgetrs_(const char*, const int*, const int*, const double*, const int*, const int*, double*, const int*, int*, size_t);
-void sgeqrf_(const int*, const int*, float*, const int*, float*, float*, const int*, int*);
-void dgeqrf_(const int*, const int*, double*, const int*, double*, double*, const int*, int*);
-void sorgqr_(const int*, const int*, const int*, float*, const int*, const float*, float*, const int*, int*);
-void dorgqr_(const int*, const int*, const int*, double*, const int*, const double*, double*, const int*, int*);
-void sgesvd_(const char*, const char*, const int*, const int*, float*, const int*, float*, float*, const int*, float*,
-             const int*, float*, const int*, int*, size_t, size_t);
-void dgesvd_(const char*, const char*, const int*, const int*, double*, const int*, double*, double*, const int*, double*,
-             const int*, double*, const int*, int*, size_t, size_t);
-void ssyevd_(const char*, const char*, const int*, float*, const int*, float*, float*, const int*, int*, const int*, int*,
-             size_t, size_t);
-void dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*, const int*, int*, const int*, int*,
-             size_t, size_t);
-void openblas_set_num_threads(int);
-}
-
 namespace tessera_cuda_emu {
-
-template <class T> struct Lapack;
-#define TSR_EMU_LAPACK(T, p)                 \
-  template <> struct Lapack<T> {             \
-    static constexpr auto potrf = p##potrf_; \
-    static constexpr auto getrf = p##getrf_; \
-    static constexpr auto getrs = p##getrs_; \
-    static constexpr auto geqrf = p##geqrf_; \
-    static constexpr auto orgqr = p##orgqr_; \
-    static constexpr auto gesvd = p##gesvd_; \
-    static constexpr auto syevd = p##syevd_; \
-  };
-TSR_EMU_LAPACK(float, s)
-TSR_EMU_LAPACK(double, d)
-#undef TSR_EMU_LAPACK
 
 // The work sizes the queries report for potrf, getrf, geqrf and orgqr (real
 // cuSOLVER's differ; the backend must allocate what the query says).
@@ -136,6 +98,17 @@ inline cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStrea
     enqueue(h->stream, [=] {                                                                                           \
       const char u = uplo == CUBLAS_FILL_MODE_UPPER ? 'U' : 'L';                                                       \
       Lapack<T>::potrf(&u, &n, A, &lda, info, 1);                                                                      \
+    });                                                                                                                \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  inline cusolverStatus_t cusolverDn##P##potrfBatched(cusolverDnHandle_t h, cublasFillMode_t uplo, int n, T* Aarray[], \
+                                                      int lda, int* info, int batch) {                                 \
+    using namespace tessera_cuda_emu;                                                                                  \
+    if (h == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                          \
+    if (bad_matrix(n, n, lda) || batch < 0 || Aarray == nullptr || info == nullptr) return CUSOLVER_STATUS_INVALID_VALUE;\
+    enqueue(h->stream, [=] { /* the pointer array is read when the stream runs, as the GPU reads it */                 \
+      const char u = uplo == CUBLAS_FILL_MODE_UPPER ? 'U' : 'L';                                                       \
+      for (int b = 0; b < batch; ++b) Lapack<T>::potrf(&u, &n, Aarray[b], &lda, info + b, 1);                          \
     });                                                                                                                \
     return CUSOLVER_STATUS_SUCCESS;                                                                                    \
   }                                                                                                                    \
