@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // cuSOLVER's dense routines as the CUDA backend calls them (linalg.cu),
-// emulated on the host for cuda_emu.so over LAPACK (OpenBLAS's, held at one
-// thread): potrf, potrfBatched, getrf, getrs, geqrf, orgqr, gesvd and
-// syevd, float and double, with their _bufferSize queries. Each call checks its arguments
+// emulated on the host for cuda_emu.so over LAPACK (OpenBLAS's, whose
+// thread settings it leaves to the process, as cpu_tbb does): potrf,
+// potrfBatched, getrf, getrs, geqrf, orgqr, gesvd and syevd, float and
+// double, with their _bufferSize queries. Each call checks its arguments
 // as cuSOLVER documents them (CUSOLVER_STATUS_INVALID_VALUE: a bad size or
 // leading dimension, a workspace smaller than its query said, gesvd with
 // m < n), then queues the routine on the handle's stream (Note [Emulated
@@ -70,7 +71,6 @@ template <class T> void syevd_work(char jobz, int n, int& lwork, int& liwork) {
 
 inline cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t* handle) {
   if (handle == nullptr) return CUSOLVER_STATUS_INVALID_VALUE;
-  openblas_set_num_threads(1);  // the stream runs on the host thread that waits: no thread pool beneath it
   *handle = new cusolverDnContext{nullptr};
   return CUSOLVER_STATUS_SUCCESS;
 }

@@ -28,7 +28,6 @@ void dsyevd_(const char*, const char*, const int*, double*, const int*, double*,
              size_t, size_t);
 void sgetri_(const int*, float*, const int*, const int*, float*, const int*, int*);
 void dgetri_(const int*, double*, const int*, const int*, double*, const int*, int*);
-void openblas_set_num_threads(int);
 }
 
 
