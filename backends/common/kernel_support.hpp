@@ -280,4 +280,21 @@ inline int64_t numel_of(const tsr_tensor_desc& d) {
   return n;
 }
 
+// A matrix transposed: d's last two dims swapped (a view; no data moves).
+inline tsr_tensor_desc transposed(const tsr_tensor_desc& d) {
+  tsr_tensor_desc t = d;
+  std::swap(t.shape[d.ndim - 2], t.shape[d.ndim - 1]);
+  std::swap(t.strides[d.ndim - 2], t.strides[d.ndim - 1]);
+  return t;
+}
+
+// Whether d's elements lie in row-major order with no gaps (the strides of
+// size-1 dims do not matter), as PyTorch's is_contiguous.
+inline bool is_row_major(const tsr_tensor_desc& d) {
+  int64_t step = 1;
+  for (int i = d.ndim - 1; i >= 0; step *= d.shape[i], --i)
+    if (d.shape[i] != 1 && d.strides[i] != step) return false;
+  return true;
+}
+
 }  // namespace tessera::backend

@@ -310,14 +310,6 @@ template <class T> void scale(T* x, int64_t m, int64_t n, int64_t ld, T by, bool
 template <class T> constexpr T kSafeMin = std::numeric_limits<T>::min();
 template <class T> constexpr T kEps = std::numeric_limits<T>::epsilon();
 
-// A matrix transposed: its last two dims swapped (a view; no data moves).
-tsr_tensor_desc transposed(const tsr_tensor_desc& d) {
-  tsr_tensor_desc t = d;
-  std::swap(t.shape[d.ndim - 2], t.shape[d.ndim - 1]);
-  std::swap(t.strides[d.ndim - 2], t.strides[d.ndim - 1]);
-  return t;
-}
-
 // Q of a large QR from geqrf's reflectors in A (m x n, column-major, ld m)
 // and tau: Q's c columns as blocks of the identity that ormqr multiplies by
 // the reflectors (what orgqr computes, in parallel; Note [Serial BLAS]).
@@ -579,9 +571,7 @@ template <int Op, int D> struct LinalgKernel {
         lwork = work_size(query);
       }
       const tsr_tensor_desc in_t = transposed(in), out_t = transposed(out);
-      bool contiguous = true;
-      for (int d = in.ndim - 1, step = 1; d >= 0; step *= static_cast<int>(in.shape[d]), --d)
-        if (in.shape[d] != 1 && in.strides[d] != step) contiguous = false;
+      const bool contiguous = backend::is_row_major(in);
       for_each_matrix(ctx, count, n, [&](int64_t b0, int64_t b1) {
         Workspace w(ctx, {sizeof(T) * n * n, sizeof(int) * n, sizeof(T) * lwork});
         T *A = w.array<T>(0), *work = w.array<T>(2);

@@ -189,13 +189,7 @@ template <class T> T** pointer_array(const Exec& ex, const Workspace& space, T* 
   return out;
 }
 
-// A matrix transposed: its last two dims swapped (a view; no data moves).
-tsr_tensor_desc transposed(const tsr_tensor_desc& d) {
-  tsr_tensor_desc t = d;
-  std::swap(t.shape[d.ndim - 2], t.shape[d.ndim - 1]);
-  std::swap(t.strides[d.ndim - 2], t.strides[d.ndim - 1]);
-  return t;
-}
+using backend::transposed;
 
 // The scratch buffers of one call: `count` matrices (or vectors) back to
 // back, described with the output's batch dims (its first nb) so that
@@ -337,10 +331,7 @@ template <int Op, int D> struct LinalgKernel {
       // 1.13 does (and cpu_tbb): a singular matrix's info, the zero
       // diagonal element its message names, follows the same rule;
       // inv(A^T) written through out^T is inv(A).
-      bool contiguous = true;
-      for (int d = in.ndim - 1, step = 1; d >= 0; step *= static_cast<int>(in.shape[d]), --d)
-        if (in.shape[d] != 1 && in.strides[d] != step) contiguous = false;
-      const bool flip = Op == TSR_OP_INV && contiguous;
+      const bool flip = Op == TSR_OP_INV && backend::is_row_major(in);
       Workspace abuf = scratch(sizeof(T) * count * n * n), bbuf = scratch(sizeof(T) * count * n * nrhs),
                 pivots = scratch(sizeof(int) * count * n), rs_infos = scratch(sizeof(int) * count);
       T *A = static_cast<T*>(abuf.get()), *B = static_cast<T*>(bbuf.get());

@@ -63,11 +63,6 @@ def _mT(A):
     return A.transpose(-2, -1)
 
 
-def _mH(A):
-    """The conjugate transpose: _mT for a real A."""
-    return A.mH
-
-
 def _where(condition, x, value):
     """where(condition, x, value) for a Python number `value`."""
     other = _creation.full((), value, dtype=x.dtype, device=x.device)
@@ -156,7 +151,7 @@ def _lower(name, A, UPLO):
     A = _tensor(name, A)
     if UPLO not in ("L", "U"):
         raise RuntimeError("Expected UPLO argument to be 'L' or 'U', but got %s" % (UPLO,))
-    return A if UPLO == "L" else _mH(A)
+    return A if UPLO == "L" else A.mH
 
 
 def eigh(A, UPLO="L"):
@@ -213,11 +208,11 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     if hermitian:
         w, V = eigh(A)
         w_inv = _where(w.abs() > _cutoff(A, _largest_abs(w), atol, rtol), 1 / w, 0.0)
-        return (V * w_inv.unsqueeze(-2)) @ _mH(V)
+        return (V * w_inv.unsqueeze(-2)) @ V.mH
     U, S, Vh = svd(A, full_matrices=False)
     # S descends, so S[..., :1] is the largest (empty when k = 0).
     S_inv = _where(S > _cutoff(A, S[..., :1], atol, rtol), 1 / S, 0.0)
-    return _mH(Vh) @ (S_inv.unsqueeze(-1) * _mH(U))
+    return Vh.mH @ (S_inv.unsqueeze(-1) * U.mH)
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
