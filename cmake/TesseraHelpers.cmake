@@ -41,3 +41,24 @@ function(tessera_sanitized_kernels target)
     target_compile_options(${target} PRIVATE -fno-sanitize=alignment,null,pointer-overflow)
   endif()
 endfunction()
+
+# The GPU backend's complex arithmetic (cuda.so, and cuda_emu.so, its build
+# for the host): libcu++'s cuda::std::complex, a header-only part of the CUDA
+# Toolkit (CCCL), usable by nvcc and by the host compiler alike (Note [Complex
+# element types] in backends/common/element_types.hpp). Sets
+# TESSERA_LIBCUDACXX_INCLUDE, empty when the headers are not found.
+function(tessera_find_libcudacxx)
+  find_package(CUDAToolkit QUIET)
+  find_path(TESSERA_LIBCUDACXX_INCLUDE cuda/std/complex
+            HINTS ${CUDAToolkit_INCLUDE_DIRS}/cccl ${CUDAToolkit_INCLUDE_DIRS}
+            PATHS /usr/local/cuda/include/cccl /usr/local/cuda/include)
+  if(NOT TESSERA_LIBCUDACXX_INCLUDE)
+    set(TESSERA_LIBCUDACXX_INCLUDE "" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Compiles `target` with the GPU backend's complex types (tessera_find_libcudacxx first).
+function(tessera_device_complex target)
+  target_include_directories(${target} SYSTEM PRIVATE ${TESSERA_LIBCUDACXX_INCLUDE})
+  target_compile_definitions(${target} PRIVATE TESSERA_DEVICE_COMPLEX)
+endfunction()

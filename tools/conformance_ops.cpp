@@ -604,7 +604,8 @@ Case build_case(int32_t op, int32_t key, Layout layout, int32_t variant, uint64_
       int64_t count = 0;
       const size_t elem = tsr_dtype_size(key);
       for_each_offset(c.inputs.back().desc, [&](int64_t off) {
-        count += tsr_element_to_double(key, c.inputs.back().bytes.data() + static_cast<size_t>(off) * elem) != 0;
+        const unsigned char* p = c.inputs.back().bytes.data() + static_cast<size_t>(off) * elem;
+        count += tsr_element_to_double(key, p) != 0 || tsr_element_imag(key, p) != 0;  // a complex value: either part
       });
       c.out = make_operand(out_dt, {count, 2}, Layout::Contiguous, true, r, Domain::General);
       c.tolerance_scale = 0;

@@ -142,7 +142,7 @@ template <int Op, class C> TSR_HD auto apply_binary(C a, C b) {
     return minimum(a, b);
   } else if constexpr (Op == TSR_OP_POW) {
     if constexpr (is_int) return int_pow(a, b);
-    else if constexpr (is_complex_type_v<C>) return complex_pow(a, b);  // host only
+    else if constexpr (is_complex_type_v<C>) return complex_pow(a, b);
     else return C(m_pow(a, b));
   } else if constexpr (Op == TSR_OP_ATAN2) {
     return C(m_atan2(a, b));

@@ -18,6 +18,12 @@
 
 #include "tessera/dtype.h"
 
+#if defined(TESSERA_DEVICE_COMPLEX)
+#include <cuda/std/cmath>
+#include <cuda/std/complex>
+#include <cuda/std/limits>
+#endif
+
 #if defined(__CUDACC__)
 #define TSR_HD __host__ __device__ __forceinline__
 #else
@@ -32,12 +38,35 @@
 
 namespace tessera::backend {
 
-// complex64 and complex128 are std::complex<float> / <double>: the layout of
-// tessera/dtype.h (real part first). Only host code computes on them: the
-// GPU backend registers no complex kernels (its complex ops run through the
-// CPU fallback), so nothing below is instantiated with them in device code.
-template <class T> inline constexpr bool is_complex_type_v = false;
-template <class T> inline constexpr bool is_complex_type_v<std::complex<T>> = true;
+// Note [Complex element types]
+// complex64 and complex128 elements are (real, imaginary) pairs, the layout
+// of tessera/dtype.h. Each backend computes on them with a complex type whose
+// functions keep C99 Annex G's special cases (infinities, NaNs, signed zeros):
+//   - cpu_tbb: std::complex, whose functions libstdc++ takes from glibc (cexp,
+//     clog, csqrt, ...); it is both the storage and the compute type;
+//   - cuda.so and cuda_emu.so (built with TESSERA_DEVICE_COMPLEX): libcu++'s
+//     cuda::std::complex, usable in __host__ __device__ code, as compute
+//     type; the storage type is ComplexPair<T>, a trivial struct of the same
+//     layout, because __shared__ arrays and vector loads take only trivially
+//     constructible types (as Half is the storage of float16, computed in
+//     float).
+// `cx` names the namespace of the compute type's functions (cx::exp,
+// cx::isfinite, ...), so complex_ops.hpp is written once for both.
+#if defined(TESSERA_DEVICE_COMPLEX)
+namespace cx = ::cuda::std;
+#else
+namespace cx = ::std;
+#endif
+template <class T> using complex_t = cx::complex<T>;
+
+template <class T> inline constexpr bool is_complex_type_v = false;  // a compute type
+template <class T> inline constexpr bool is_complex_type_v<cx::complex<T>> = true;
+
+template <class T> struct alignas(2 * sizeof(T)) ComplexPair {
+  T re, im;
+};
+template <class T> inline constexpr bool is_complex_pair_v = false;  // the GPU's storage type
+template <class T> inline constexpr bool is_complex_pair_v<ComplexPair<T>> = true;
 
 // Distinct wrapper types so that float16, bfloat16 and bool storage are not
 // confused with uint16_t / uint8_t (and a bool byte that is not 0/1 is never
@@ -71,8 +100,13 @@ TSR_CUDA_DTYPE(TSR_BOOL, Bool, bool)
 TSR_CUDA_DTYPE(TSR_UINT16, uint16_t, uint16_t)
 TSR_CUDA_DTYPE(TSR_UINT32, uint32_t, uint32_t)
 TSR_CUDA_DTYPE(TSR_UINT64, uint64_t, uint64_t)
+#if defined(TESSERA_DEVICE_COMPLEX)
+TSR_CUDA_DTYPE(TSR_COMPLEX64, ComplexPair<float>, complex_t<float>)
+TSR_CUDA_DTYPE(TSR_COMPLEX128, ComplexPair<double>, complex_t<double>)
+#else
 TSR_CUDA_DTYPE(TSR_COMPLEX64, std::complex<float>, std::complex<float>)
 TSR_CUDA_DTYPE(TSR_COMPLEX128, std::complex<double>, std::complex<double>)
+#endif
 #undef TSR_CUDA_DTYPE
 
 template <int D> using storage_t = typename DTypeTraits<D>::storage;
@@ -152,7 +186,8 @@ TSR_HD float load(Half h) { return float16_to_float(h.bits); }
 TSR_HD float load(BFloat16 h) { return bfloat16_to_float(h.bits); }
 TSR_HD bool load(Bool b) { return b.value != 0; }
 template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0> TSR_HD T load(T x) { return x; }
-template <class T> inline std::complex<T> load(std::complex<T> x) { return x; }
+template <class T> TSR_HD complex_t<T> load(complex_t<T> x) { return x; }
+template <class T> TSR_HD complex_t<T> load(ComplexPair<T> x) { return complex_t<T>(x.re, x.im); }
 
 // ---- conversions, PyTorch's static_cast rules ------------------------------------
 // Float -> integer truncates toward zero; out of range and NaN give what
@@ -179,7 +214,8 @@ template <class I> TSR_HD I float_to_int(double x) {
 
 // Converts a storage or compute value `x` to the storage type To.
 template <class To, class From> TSR_HD To convert(From x) {
-  if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16> || std::is_same_v<From, Bool>) {
+  if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16> || std::is_same_v<From, Bool> ||
+                is_complex_pair_v<From>) {
     return convert<To>(load(x));
   } else if constexpr (std::is_same_v<To, From>) {
     return x;
@@ -187,6 +223,9 @@ template <class To, class From> TSR_HD To convert(From x) {
     if constexpr (is_complex_type_v<To>) {
       using T = typename To::value_type;
       return To(static_cast<T>(x.real()), static_cast<T>(x.imag()));
+    } else if constexpr (is_complex_pair_v<To>) {
+      using T = decltype(To::re);
+      return To{static_cast<T>(x.real()), static_cast<T>(x.imag())};
     } else if constexpr (std::is_same_v<To, Bool>) {
       return Bool{static_cast<uint8_t>(x.real() != 0 || x.imag() != 0)};
     } else {
@@ -195,6 +234,9 @@ template <class To, class From> TSR_HD To convert(From x) {
   } else if constexpr (is_complex_type_v<To>) {
     using T = typename To::value_type;
     return To(convert<T>(x), T(0));
+  } else if constexpr (is_complex_pair_v<To>) {
+    using T = decltype(To::re);
+    return To{convert<T>(x), T(0)};
   } else if constexpr (std::is_same_v<To, Bool>) {
     return Bool{static_cast<uint8_t>(x != From(0))};
   } else if constexpr (std::is_same_v<To, Half>) {
@@ -249,7 +291,7 @@ template <class F> constexpr void for_each_dtype(F&& f) {
 }
 
 // The same for the real dtypes only (all but complex64 and complex128, the
-// last two): what device code instantiates.
+// last two).
 template <class F> constexpr void for_each_real_dtype(F&& f) {
   [&]<int... D>(std::integer_sequence<int, D...>) { (f(std::integral_constant<int, D>{}), ...); }(
       std::make_integer_sequence<int, TSR_COMPLEX64>{});

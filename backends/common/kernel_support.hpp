@@ -22,9 +22,9 @@ namespace tessera::backend {
 // Which dtypes each op has a kernel for: the dtypes its contract defines
 // (TSR_OP_TABLE's DTYPES column, tessera/ops.h), so the support matrix is
 // the table's. The in-tree backends implement every primitive for all of
-// them, but for the complex dtypes, which the CPU backend implements
-// (with_complex) and the GPU backend leaves to the CPU fallback; composites
-// they do not implement natively are built by the runtime.
+// them (with_complex: a backend may leave complex dtypes to the CPU
+// fallback); composites they do not implement natively are built by the
+// runtime.
 constexpr bool op_supports(int op, int dtype, bool with_complex = true) {
   return tsr_op_takes_dtype(op, dtype) != 0 && (with_complex || !tsr_dtype_is_complex(dtype));
 }
@@ -267,8 +267,8 @@ inline int64_t scalar_as_int(const tsr_scalar& s) {
 
 // A scalar converted to storage type S as PyTorch's Scalar.to<S>() does.
 template <class S> S scalar_to(const tsr_scalar& s) {
-  if constexpr (is_complex_type_v<S>) {
-    if (s.kind == TSR_SCALAR_COMPLEX) return convert<S>(std::complex<double>(s.f, tsr_scalar_imag(s)));
+  if constexpr (is_complex_type_v<S> || is_complex_pair_v<S>) {
+    if (s.kind == TSR_SCALAR_COMPLEX) return convert<S>(complex_t<double>(s.f, tsr_scalar_imag(s)));
   }
   if (scalar_in_f(s)) return convert<S>(s.f);
   return convert<S>(s.i);

@@ -67,7 +67,7 @@ template <int Fn, class C> TSR_HD C apply_real_math(C x) {
 // MATH's function Fn on a value of a compute type.
 template <int Fn, class C> TSR_HD C apply_math(C x) {
   if constexpr (is_complex_type_v<C>) {
-    return complex_math<Fn>(x);  // host only (complex_ops.hpp)
+    return complex_math<Fn>(x);  // complex_ops.hpp
   } else {
     static_assert(std::is_floating_point_v<C>);
     return apply_real_math<Fn>(x);

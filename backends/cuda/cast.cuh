@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Casting copies out = convert<Out>(in) for one output dtype and every other
 // input dtype, through the pointwise driver (bandwidth: elementwise.cuh). The
-// 156 (out, in) pairs are split over copy_cast_floating.cu,
-// copy_cast_integral.cu and copy_cast_unsigned.cu (into uint16/32/64) so
-// that they compile in parallel.
+// 210 (out, in) pairs are split over copy_cast_floating.cu,
+// copy_cast_integral.cu, copy_cast_unsigned.cu (into uint16/32/64) and
+// copy_cast_complex.cu so that they compile in parallel. A complex value
+// cast to a real dtype keeps its real part (Note [Complex dtypes]).
 #pragma once
 
 #include "elementwise.cuh"
@@ -17,7 +18,7 @@ template <class Out, class In> struct Convert {
 
 template <int D> bool cast_to(const Exec& ex, const tsr_tensor_desc& out, const tsr_tensor_desc& in) {
   bool done = false;
-  for_each_real_dtype([&]<int S>(std::integral_constant<int, S>) {
+  for_each_dtype([&]<int S>(std::integral_constant<int, S>) {
     if constexpr (S != D) {
       if (S == in.dtype) {
         pointwise<storage_t<D>, storage_t<S>>(ex, out, {&in}, Convert<storage_t<D>, storage_t<S>>{});

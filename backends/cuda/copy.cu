@@ -2,8 +2,8 @@
 // COPY: out = inputs[0] converted to the output's dtype, between any two
 // layouts. A same-dtype copy moves raw element bits: one cudaMemcpyAsync when
 // both sides are one dense run, the tiled kernel for transposes, else the
-// strided kernel on an unsigned type of the element's size (4 instantiations
-// serve all 13 dtypes). Casts (156 pairs) live in copy_cast_*.cu.
+// strided kernel on an unsigned type of the element's size (5 instantiations
+// serve all 15 dtypes). Casts (210 pairs) live in copy_cast_*.cu.
 //
 // Bandwidth: see elementwise.cuh (flat, strided) and transpose.cuh (tiled);
 // a dense same-dtype copy runs at the copy engine's/SMs' device-to-device rate.
@@ -16,6 +16,7 @@ namespace tessera::cuda {
 bool cast_copy_to_floating(const Exec& ex, const tsr_tensor_desc& out, const tsr_tensor_desc& in);
 bool cast_copy_to_integral(const Exec& ex, const tsr_tensor_desc& out, const tsr_tensor_desc& in);
 bool cast_copy_to_unsigned(const Exec& ex, const tsr_tensor_desc& out, const tsr_tensor_desc& in);
+bool cast_copy_to_complex(const Exec& ex, const tsr_tensor_desc& out, const tsr_tensor_desc& in);
 
 namespace {
 
@@ -28,6 +29,11 @@ template <class T, int TILE> __global__ void __launch_bounds__(kTileThreadsX* kT
   tile_store<T, TILE>(p, o, tile, threadIdx.x, threadIdx.y);
 }
 #endif
+
+// complex128's element: 16 bytes moved as one (trivial, so it fits __shared__ tiles).
+struct alignas(16) Bits128 {
+  uint64_t lo, hi;
+};
 
 template <class T> struct Identity {
   __host__ __device__ T operator()(T x) const { return x; }
@@ -63,10 +69,8 @@ template <int Op, int D> struct CopyKernel {
       copy_same_dtype(ex, out, in);
       return;
     }
-    // No complex kernels here (Note [Complex dtypes]): the CPU fallback casts them.
-    if (tsr_dtype_is_complex(in.dtype))
-      fail(TSR_ERR_UNSUPPORTED, where(a, D) + "casts from " + tsr_dtype_name(in.dtype) + " run on the CPU fallback");
     const bool done = tsr_dtype_is_floating(D)                        ? cast_copy_to_floating(ex, out, in)
+                      : tsr_dtype_is_complex(D)                       ? cast_copy_to_complex(ex, out, in)
                       : D == TSR_UINT16 || D == TSR_UINT32 || D == TSR_UINT64 ? cast_copy_to_unsigned(ex, out, in)
                                                                                : cast_copy_to_integral(ex, out, in);
     if (!done) fail(TSR_ERR_TYPE, where(a, D) + "unknown input dtype " + std::to_string(in.dtype));
@@ -81,6 +85,7 @@ void copy_same_dtype(const Exec& ex, const tsr_tensor_desc& out, const tsr_tenso
     case 2: return copy_raw<uint16_t>(ex, out, in);
     case 4: return copy_raw<uint32_t>(ex, out, in);
     case 8: return copy_raw<uint64_t>(ex, out, in);
+    case 16: return copy_raw<Bits128>(ex, out, in);
     default: fail(TSR_ERR_TYPE, ex.where() + "unknown dtype " + std::to_string(out.dtype));
   }
 }

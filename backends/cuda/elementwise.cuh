@@ -489,8 +489,9 @@ void fill_strided(StridedParams<N, Index>& s, const Plan<N>& plan, int V, uint64
     };
     if (plan.stride[0][k] == 1 && runs_aligned(V)) s.vec_mask |= 1u << k;
     // A pair's two vectors start V elements apart at a multiple of 2V: the
-    // same alignment as a unit-stride run.
-    if (k > 0 && plan.stride[0][k] == 2 && runs_aligned(V)) s.pair_mask |= 1u << k;
+    // same alignment as a unit-stride run. A vector of one element (16-byte
+    // ones: complex128) has no pairs to take.
+    if (k > 0 && V >= 2 && plan.stride[0][k] == 2 && runs_aligned(V)) s.pair_mask |= 1u << k;
   }
 }
 

@@ -75,7 +75,10 @@ __global__ void __launch_bounds__(kPointwiseBlock) gather_kernel(const IndexWalk
 // *p += v for D's storage, atomically (integers wrap, as the CPU's adds).
 template <int D> __device__ void atomic_add(storage_t<D>* p, storage_t<D> v) {
   using S = storage_t<D>;
-  if constexpr (std::is_same_v<S, float> || std::is_same_v<S, double> || std::is_same_v<S, int32_t> ||
+  if constexpr (is_complex_v<D>) {  // the parts add independently, as in a complex sum
+    atomicAdd(&p->re, v.re);
+    atomicAdd(&p->im, v.im);
+  } else if constexpr (std::is_same_v<S, float> || std::is_same_v<S, double> || std::is_same_v<S, int32_t> ||
                 std::is_same_v<S, uint32_t>) {
     atomicAdd(p, v);
   } else if constexpr (sizeof(S) == 8) {  // int64, uint64: two's complement adds alike

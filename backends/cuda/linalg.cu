@@ -15,11 +15,16 @@
 // reads it. Cost: the copies in and out move each matrix twice more (a
 // 4096 x 4096 float64 matrix is 128 MiB: ~0.1 ms each at 3 TB/s against
 // potrf's ~10 ms). A batch pays one call sequence per matrix, except a
-// batch of small ones (n <= 64) where cuSOLVER or cuBLAS has a batched
-// routine: CHOLESKY, SOLVE and INV (kBatchedN below).
+// batch (or a matrix alone) of small ones where cuSOLVER or cuBLAS has a
+// batched routine: CHOLESKY, SOLVE and INV up to 64 x 64 (kBatchedN below),
+// EIGH and SVD up to 32 x 32 (the Jacobi routines, kJacobiN). QR has none that would help:
+// cuBLAS's geqrfBatched factors, but forming Q (orgqr) has no batched form.
 //
-// Complex keys are not registered (the plugin has no complex kernels: the
-// CPU fallback takes them, Note [Complex dtypes]).
+// Complex matrices run cuSOLVER's C and Z routines (ungqr and heevd where
+// real ones take orgqr and syevd) and cuBLAS's batched C/Z LU: the same
+// packing, with plain transposes (A^T's factors, as for real matrices, are
+// A's transposed: (A^T)'s lower Cholesky factor is U^T, a wide A's SVD is
+// A^T's with U and V^H swapped and transposed).
 #include <cusolverDn.h>
 
 #include <algorithm>
@@ -69,69 +74,99 @@ cusolverDnHandle_t solver_handle(const Exec& ex) {
   return dev.solver;
 }
 
-// cuSOLVER's routines by element type: S for float, D for double.
-#define TSR_SOLVER_ROUTINES(T, P)                                                                                   \
+// cuSOLVER's routines by storage type T: S for float, D for double, C and Z
+// for complex64 and complex128, whose ComplexPair storage cuSOLVER reads as
+// cuComplex and cuDoubleComplex (X: the same layout). R is the real type of
+// singular values and eigenvalues; ungqr and heevd stand for orgqr and syevd
+// (Q unitary, A Hermitian).
+#define TSR_SOLVER_ROUTINES(T, X, R, P, ORGQR, SYEVD, SYEVJ)                                                                                   \
   cusolverStatus_t potrf_size(cusolverDnHandle_t h, cublasFillMode_t u, int n, T* a, int lda, int* lw) {          \
-    return cusolverDn##P##potrf_bufferSize(h, u, n, a, lda, lw);                                                    \
+    return cusolverDn##P##potrf_bufferSize(h, u, n, reinterpret_cast<X*>(a), lda, lw);                                                    \
   }                                                                                                                 \
   cusolverStatus_t potrf(cusolverDnHandle_t h, cublasFillMode_t u, int n, T* a, int lda, T* w, int lw, int* info) { \
-    return cusolverDn##P##potrf(h, u, n, a, lda, w, lw, info);                                                      \
+    return cusolverDn##P##potrf(h, u, n, reinterpret_cast<X*>(a), lda, reinterpret_cast<X*>(w), lw, info);                                                      \
   }                                                                                                                 \
   cusolverStatus_t getrf_size(cusolverDnHandle_t h, int m, int n, T* a, int lda, int* lw) {                        \
-    return cusolverDn##P##getrf_bufferSize(h, m, n, a, lda, lw);                                                    \
+    return cusolverDn##P##getrf_bufferSize(h, m, n, reinterpret_cast<X*>(a), lda, lw);                                                    \
   }                                                                                                                 \
   cusolverStatus_t getrf(cusolverDnHandle_t h, int m, int n, T* a, int lda, T* w, int* ipiv, int* info) {          \
-    return cusolverDn##P##getrf(h, m, n, a, lda, w, ipiv, info);                                                    \
+    return cusolverDn##P##getrf(h, m, n, reinterpret_cast<X*>(a), lda, reinterpret_cast<X*>(w), ipiv, info);                                                    \
   }                                                                                                                 \
   cusolverStatus_t getrs(cusolverDnHandle_t h, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb, \
                          int* info) {                                                                               \
-    return cusolverDn##P##getrs(h, CUBLAS_OP_N, n, nrhs, a, lda, ipiv, b, ldb, info);                               \
+    return cusolverDn##P##getrs(h, CUBLAS_OP_N, n, nrhs, reinterpret_cast<const X*>(a), lda, ipiv, reinterpret_cast<X*>(b), ldb, info);                               \
   }                                                                                                                 \
   cusolverStatus_t geqrf_size(cusolverDnHandle_t h, int m, int n, T* a, int lda, int* lw) {                        \
-    return cusolverDn##P##geqrf_bufferSize(h, m, n, a, lda, lw);                                                    \
+    return cusolverDn##P##geqrf_bufferSize(h, m, n, reinterpret_cast<X*>(a), lda, lw);                                                    \
   }                                                                                                                 \
   cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, T* a, int lda, T* tau, T* w, int lw, int* info) {     \
-    return cusolverDn##P##geqrf(h, m, n, a, lda, tau, w, lw, info);                                                 \
+    return cusolverDn##P##geqrf(h, m, n, reinterpret_cast<X*>(a), lda, reinterpret_cast<X*>(tau), reinterpret_cast<X*>(w), lw, info);                                                 \
   }                                                                                                                 \
   cusolverStatus_t orgqr_size(cusolverDnHandle_t h, int m, int n, int k, const T* a, int lda, const T* tau,        \
                               int* lw) {                                                                            \
-    return cusolverDn##P##orgqr_bufferSize(h, m, n, k, a, lda, tau, lw);                                            \
+    return cusolverDn##P##ORGQR##_bufferSize(h, m, n, k, reinterpret_cast<const X*>(a), lda, reinterpret_cast<const X*>(tau), lw);                                            \
   }                                                                                                                 \
   cusolverStatus_t orgqr(cusolverDnHandle_t h, int m, int n, int k, T* a, int lda, const T* tau, T* w, int lw,     \
                          int* info) {                                                                               \
-    return cusolverDn##P##orgqr(h, m, n, k, a, lda, tau, w, lw, info);                                              \
+    return cusolverDn##P##ORGQR(h, m, n, k, reinterpret_cast<X*>(a), lda, reinterpret_cast<const X*>(tau), reinterpret_cast<X*>(w), lw, info);                                              \
   }                                                                                                                 \
   cusolverStatus_t gesvd_size(cusolverDnHandle_t h, int m, int n, T*, int* lw) {                                   \
     return cusolverDn##P##gesvd_bufferSize(h, m, n, lw);                                                            \
   }                                                                                                                 \
-  cusolverStatus_t gesvd(cusolverDnHandle_t h, signed char ju, signed char jv, int m, int n, T* a, int lda, T* s,   \
-                         T* u, int ldu, T* vt, int ldvt, T* w, int lw, T* rw, int* info) {                          \
-    return cusolverDn##P##gesvd(h, ju, jv, m, n, a, lda, s, u, ldu, vt, ldvt, w, lw, rw, info);                     \
+  cusolverStatus_t gesvd(cusolverDnHandle_t h, signed char ju, signed char jv, int m, int n, T* a, int lda, R* s,   \
+                         T* u, int ldu, T* vt, int ldvt, T* w, int lw, R* rw, int* info) {                          \
+    return cusolverDn##P##gesvd(h, ju, jv, m, n, reinterpret_cast<X*>(a), lda, s, reinterpret_cast<X*>(u), ldu, reinterpret_cast<X*>(vt), ldvt, reinterpret_cast<X*>(w), lw, rw, info);                     \
   }                                                                                                                 \
-  cusolverStatus_t syevd_size(cusolverDnHandle_t h, cusolverEigMode_t j, int n, const T* a, int lda, const T* w,   \
+  cusolverStatus_t syevd_size(cusolverDnHandle_t h, cusolverEigMode_t j, int n, const T* a, int lda, const R* w,   \
                               int* lw) {                                                                            \
-    return cusolverDn##P##syevd_bufferSize(h, j, CUBLAS_FILL_MODE_LOWER, n, a, lda, w, lw);                         \
+    return cusolverDn##P##SYEVD##_bufferSize(h, j, CUBLAS_FILL_MODE_LOWER, n, reinterpret_cast<const X*>(a), lda, w, lw);                         \
   }                                                                                                                 \
-  cusolverStatus_t syevd(cusolverDnHandle_t h, cusolverEigMode_t j, int n, T* a, int lda, T* w, T* work, int lw,   \
+  cusolverStatus_t syevd(cusolverDnHandle_t h, cusolverEigMode_t j, int n, T* a, int lda, R* w, T* work, int lw,   \
                          int* info) {                                                                               \
-    return cusolverDn##P##syevd(h, j, CUBLAS_FILL_MODE_LOWER, n, a, lda, w, work, lw, info);                        \
+    return cusolverDn##P##SYEVD(h, j, CUBLAS_FILL_MODE_LOWER, n, reinterpret_cast<X*>(a), lda, w, reinterpret_cast<X*>(work), lw, info);                        \
   }                                                                                                                 \
   cusolverStatus_t potrf_batched(cusolverDnHandle_t h, int n, T** a, int lda, int* info, int batch) {              \
-    return cusolverDn##P##potrfBatched(h, CUBLAS_FILL_MODE_LOWER, n, a, lda, info, batch);                          \
+    return cusolverDn##P##potrfBatched(h, CUBLAS_FILL_MODE_LOWER, n, reinterpret_cast<X**>(a), lda, info, batch);                          \
   }                                                                                                                 \
   cublasStatus_t getrf_batched(cublasHandle_t h, int n, T** a, int lda, int* ipiv, int* info, int batch) {         \
-    return cublas##P##getrfBatched(h, n, a, lda, ipiv, info, batch);                                                \
+    return cublas##P##getrfBatched(h, n, reinterpret_cast<X**>(a), lda, ipiv, info, batch);                                                \
   }                                                                                                                 \
   cublasStatus_t getri_batched(cublasHandle_t h, int n, T** a, int lda, const int* ipiv, T** c, int ldc, int* info, \
                                int batch) {                                                                         \
-    return cublas##P##getriBatched(h, n, a, lda, ipiv, c, ldc, info, batch);                                        \
+    return cublas##P##getriBatched(h, n, reinterpret_cast<X**>(a), lda, ipiv, reinterpret_cast<X**>(c), ldc, info, batch);                                        \
+  }                                                                                                                 \
+  cusolverStatus_t syevj_batched_size(cusolverDnHandle_t h, cusolverEigMode_t j, int n, const T* a, int lda,      \
+                                      const R* w, int* lw, syevjInfo_t p, int batch) {                              \
+    return cusolverDn##P##SYEVJ##Batched_bufferSize(h, j, CUBLAS_FILL_MODE_LOWER, n, reinterpret_cast<const X*>(a), \
+                                                    lda, w, lw, p, batch);                                          \
+  }                                                                                                                 \
+  cusolverStatus_t syevj_batched(cusolverDnHandle_t h, cusolverEigMode_t j, int n, T* a, int lda, R* w, T* work,   \
+                                 int lw, int* info, syevjInfo_t p, int batch) {                                     \
+    return cusolverDn##P##SYEVJ##Batched(h, j, CUBLAS_FILL_MODE_LOWER, n, reinterpret_cast<X*>(a), lda, w,          \
+                                         reinterpret_cast<X*>(work), lw, info, p, batch);                           \
+  }                                                                                                                 \
+  cusolverStatus_t gesvdj_batched_size(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n, const T* a, int lda, \
+                                       const R* s, const T* u, int ldu, const T* v, int ldv, int* lw, gesvdjInfo_t p,  \
+                                       int batch) {                                                                 \
+    return cusolverDn##P##gesvdjBatched_bufferSize(h, j, m, n, reinterpret_cast<const X*>(a), lda, s,              \
+                                                   reinterpret_cast<const X*>(u), ldu, reinterpret_cast<const X*>(v), \
+                                                   ldv, lw, p, batch);                                              \
+  }                                                                                                                 \
+  cusolverStatus_t gesvdj_batched(cusolverDnHandle_t h, cusolverEigMode_t j, int m, int n, T* a, int lda, R* s,    \
+                                  T* u, int ldu, T* v, int ldv, T* work, int lw, int* info, gesvdjInfo_t p,         \
+                                  int batch) {                                                                      \
+    return cusolverDn##P##gesvdjBatched(h, j, m, n, reinterpret_cast<X*>(a), lda, s, reinterpret_cast<X*>(u), ldu, \
+                                        reinterpret_cast<X*>(v), ldv, reinterpret_cast<X*>(work), lw, info, p,      \
+                                        batch);                                                                     \
   }                                                                                                                 \
   cublasStatus_t getrs_batched(cublasHandle_t h, int n, int nrhs, T** a, int lda, const int* ipiv, T** b, int ldb, \
                                int* info, int batch) {                                                              \
-    return cublas##P##getrsBatched(h, CUBLAS_OP_N, n, nrhs, a, lda, ipiv, b, ldb, info, batch);                     \
+    return cublas##P##getrsBatched(h, CUBLAS_OP_N, n, nrhs, reinterpret_cast<X**>(a), lda, ipiv, reinterpret_cast<X**>(b), ldb, info, batch);                     \
   }
-TSR_SOLVER_ROUTINES(float, S)
-TSR_SOLVER_ROUTINES(double, D)
+TSR_SOLVER_ROUTINES(float, float, float, S, orgqr, syevd, syevj)
+TSR_SOLVER_ROUTINES(double, double, double, D, orgqr, syevd, syevj)
+TSR_SOLVER_ROUTINES(ComplexPair<float>, cuComplex, float, C, ungqr, heevd, heevj)
+TSR_SOLVER_ROUTINES(ComplexPair<double>, cuDoubleComplex, double, Z, ungqr, heevd, heevj)
 #undef TSR_SOLVER_ROUTINES
 
 // What a masking pass writes over a batch of column-major rows x cols
@@ -143,8 +178,8 @@ template <class T> TSR_HD void mask_thread(T* a, uint64_t total, int64_t rows, i
   if (i >= total) return;
   const int64_t within = static_cast<int64_t>(i % static_cast<uint64_t>(rows * cols));
   const int64_t r = within % rows, c = within / rows;
-  if (mode == Mask::Identity) a[i] = r == c ? T(1) : T(0);
-  else if (mode == Mask::KeepLower ? r < c : r > c) a[i] = T(0);
+  if (mode == Mask::Identity) a[i] = convert<T>(r == c ? 1 : 0);
+  else if (mode == Mask::KeepLower ? r < c : r > c) a[i] = convert<T>(0);
 }
 
 #if defined(TSR_KERNELS)
@@ -161,12 +196,51 @@ template <class T> void mask(const Exec& ex, T* a, int64_t count, int64_t rows, 
   ex.check_launch("mask_kernel");
 }
 
-// A batch of at least two matrices of at most kBatchedN x kBatchedN takes
-// the batched routines: cuSOLVER's potrfBatched (CHOLESKY), cuBLAS's
-// getrfBatched with getriBatched (INV) or getrsBatched (SOLVE), one call
-// for the whole batch where the loop makes a call sequence per matrix
-// (cuBLAS's batched LU is meant for small matrices).
+// Matrices of at most kBatchedN x kBatchedN take the batched routines:
+// cuSOLVER's potrfBatched (CHOLESKY), cuBLAS's getrfBatched with
+// getriBatched (INV) or getrsBatched (SOLVE), one call for the whole batch
+// where the loop makes a call sequence per matrix (cuBLAS's batched LU is
+// meant for small matrices). A matrix alone takes them too, as a batch of
+// one: a matrix's result is then the same alone as in a stack (the Array
+// API suite checks it bit for bit; getri and getrs round differently, and
+// give zeros different signs).
 constexpr int64_t kBatchedN = 64;
+
+// Matrices of at most kJacobiN rows and columns, alone or in a batch (as
+// above: the same result either way), take cuSOLVER's batched Jacobi routines (syevjBatched / heevjBatched for
+// EIGH, gesvdjBatched for SVD: their size limit), with their default
+// tolerance (machine accuracy) and sweeps (100), results sorted as LAPACK's.
+constexpr int64_t kJacobiN = 32;
+
+// A Jacobi routine's parameters (syevjInfo_t or gesvdjInfo_t), destroyed
+// when the call has queued its work (cuSOLVER reads them at the call).
+template <class Info, cusolverStatus_t (*Create)(Info*), cusolverStatus_t (*Destroy)(Info), cusolverStatus_t (*Sort)(Info, int)>
+class JacobiParams {
+ public:
+  explicit JacobiParams(const Exec& ex) {
+    TSR_SOLVER_CHECK(ex, Create(&info_));
+    const cusolverStatus_t s = Sort(info_, 1);
+    if (s != CUSOLVER_STATUS_SUCCESS) {
+      (void)Destroy(info_);
+      check_solver(ex, s, "the Jacobi parameters' sort order");
+    }
+  }
+  ~JacobiParams() { (void)Destroy(info_); }
+  JacobiParams(const JacobiParams&) = delete;
+  JacobiParams& operator=(const JacobiParams&) = delete;
+  Info get() const { return info_; }
+
+ private:
+  Info info_ = nullptr;
+};
+using SyevjParams = JacobiParams<syevjInfo_t, cusolverDnCreateSyevjInfo, cusolverDnDestroySyevjInfo, cusolverDnXsyevjSetSortEig>;
+using GesvdjParams =
+    JacobiParams<gesvdjInfo_t, cusolverDnCreateGesvdjInfo, cusolverDnDestroyGesvdjInfo, cusolverDnXgesvdjSetSortEig>;
+
+// x = conj(x) over a buffer (gesvdjBatched's V to V^H for complex matrices).
+template <class S> struct ConjFn {
+  TSR_HD S operator()(S u) const { return store<S>(cx::conj(load(u))); }
+};
 
 template <class T> TSR_HD void pointers_thread(T** out, T* base, int64_t stride, uint64_t count, uint64_t i) {
   if (i < count) out[i] = base + static_cast<int64_t>(i) * stride;
@@ -240,7 +314,11 @@ int solver_int(const Exec& ex, int64_t rows, int64_t cols) {
 
 template <int Op, int D> struct LinalgKernel {
   static constexpr int key = D;
+  // Complex keys: transposes read as conjugate transposes, and S and w are
+  // real (kReal), as Note [Kernel contracts] states for LINALG.
+  static constexpr int kReal = tsr_dtype_real(D);
   using T = storage_t<D>;
+  using R = storage_t<kReal>;
   static constexpr int kParams = Op == TSR_OP_SVD ? 2 : (Op == TSR_OP_CHOLESKY || Op == TSR_OP_QR || Op == TSR_OP_EIGH) ? 1 : 0;
   static constexpr int kInputs = Op == TSR_OP_SOLVE ? 2 : 1;
 
@@ -280,7 +358,7 @@ template <int Op, int D> struct LinalgKernel {
       const cublasFillMode_t uplo = upper ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
       Workspace buf = scratch(sizeof(T) * count * n * n);
       T* A = static_cast<T*>(buf.get());
-      if (count > 1 && n <= kBatchedN) {
+      if (count > 0 && n <= kBatchedN) {
         // potrfBatched on the lower triangle; the upper factor U of A is
         // the transpose of the lower one of A^T (A's upper triangle read as
         // a lower one), written through out^T.
@@ -331,14 +409,15 @@ template <int Op, int D> struct LinalgKernel {
       // 1.13 does (and cpu_tbb): a singular matrix's info, the zero
       // diagonal element its message names, follows the same rule;
       // inv(A^T) written through out^T is inv(A).
-      const bool flip = Op == TSR_OP_INV && backend::is_row_major(in);
+      // For complex matrices PyTorch factors A itself (so cpu_tbb too).
+      const bool flip = Op == TSR_OP_INV && !is_complex_v<D> && backend::is_row_major(in);
       Workspace abuf = scratch(sizeof(T) * count * n * n), bbuf = scratch(sizeof(T) * count * n * nrhs),
                 pivots = scratch(sizeof(int) * count * n), rs_infos = scratch(sizeof(int) * count);
       T *A = static_cast<T*>(abuf.get()), *B = static_cast<T*>(bbuf.get());
       int* ipiv = static_cast<int*>(pivots.get());
       copy_same_dtype(ex, batch.matrices(A, D, n, n), flip ? transposed(in) : in);
       if constexpr (Op == TSR_OP_SOLVE) copy_same_dtype(ex, batch.matrices(B, D, n, nrhs), *a.inputs[1]);
-      if (count > 1 && n <= kBatchedN) {
+      if (count > 0 && n <= kBatchedN) {
         const int ib = solver_int(ex, count, 1);
         Workspace aptrs = scratch(sizeof(T*) * count), bptrs = scratch(sizeof(T*) * count);
         T** Ap = pointer_array(ex, aptrs, A, n * n, count);
@@ -404,24 +483,50 @@ template <int Op, int D> struct LinalgKernel {
     } else if constexpr (Op == TSR_OP_SVD) {
       const bool vectors = a.params[0] != 0, full = vectors && a.params[1] != 0;
       more(vectors ? 3 : 1);
-      shape_of(out, D, {k}, "S");
+      shape_of(out, kReal, {k}, "S");
       const int64_t uc = full ? m : k, vr = full ? n : k;
       if (vectors) {
         shape_of(*a.more_outputs[0], D, {m, uc}, "U");
         shape_of(*a.more_outputs[1], D, {vr, n}, "Vh");
       }
       const tsr_tensor_desc& info_out = info_of(vectors ? 2 : 0);
+      if (count > 0 && k > 0 && big <= kJacobiN) {
+        // gesvdjBatched: A = U S V^H with U m x m, V n x n; Vh's rows are V's
+        // first vr columns, conjugated and transposed.
+        const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+        const int ib = solver_int(ex, count, 1);
+        Workspace abuf = scratch(sizeof(T) * count * m * n), sbuf = scratch(sizeof(R) * count * k),
+                  ubuf = scratch(vectors ? sizeof(T) * count * m * m : 1), vbuf = scratch(vectors ? sizeof(T) * count * n * n : 1);
+        T *A = static_cast<T*>(abuf.get()), *U = static_cast<T*>(ubuf.get()), *V = static_cast<T*>(vbuf.get());
+        R* S = static_cast<R*>(sbuf.get());
+        copy_same_dtype(ex, batch.matrices(A, D, m, n), in);
+        const GesvdjParams params(ex);
+        int lwork = 0;
+        TSR_SOLVER_CHECK(ex, gesvdj_batched_size(h, jobz, im, in_, A, im, S, U, im, V, in_, &lwork, params.get(), ib));
+        Workspace work = scratch(sizeof(T) * lwork);
+        TSR_SOLVER_CHECK(ex, gesvdj_batched(h, jobz, im, in_, A, im, S, U, im, V, in_, static_cast<T*>(work.get()), lwork, info,
+                                            params.get(), ib));
+        copy_same_dtype(ex, out, batch.vectors(S, kReal, k));
+        if (vectors) {
+          copy_same_dtype(ex, *a.more_outputs[0], batch.matrices(U, D, m, uc, m, m * m));
+          const tsr_tensor_desc v = batch.matrices(V, D, n, n);
+          if constexpr (is_complex_v<D>) pointwise<T, T>(ex, v, {&v}, ConjFn<T>{});
+          copy_same_dtype(ex, transposed(*a.more_outputs[1]), batch.matrices(V, D, n, vr, n, n * n));
+        }
+        store_info(info_out);
+        return;
+      }
       // cuSOLVER's gesvd takes m >= n: a wide A is done as A^T = V S U^T,
       // whose U^T and V are A's Vh and U (written through transposed views).
       const bool wide = m < n;
       const int64_t xm = big, xn = k, xuc = full ? big : k;  // X = A or A^T: xm x xn, xm >= xn
       const int ixm = static_cast<int>(xm), ixn = static_cast<int>(xn);
       const signed char job = !vectors ? 'N' : full ? 'A' : 'S';
-      Workspace xbuf = scratch(sizeof(T) * count * xm * xn), sbuf = scratch(sizeof(T) * count * k),
+      Workspace xbuf = scratch(sizeof(T) * count * xm * xn), sbuf = scratch(sizeof(R) * count * k),
                 ubuf = scratch(vectors ? sizeof(T) * count * xm * xuc : 1),
-                vbuf = scratch(vectors ? sizeof(T) * count * xn * xn : 1), rbuf = scratch(sizeof(T) * k);
-      T *X = static_cast<T*>(xbuf.get()), *S = static_cast<T*>(sbuf.get()), *U = static_cast<T*>(ubuf.get()),
-        *VT = static_cast<T*>(vbuf.get());
+                vbuf = scratch(vectors ? sizeof(T) * count * xn * xn : 1), rbuf = scratch(sizeof(R) * k);
+      T *X = static_cast<T*>(xbuf.get()), *U = static_cast<T*>(ubuf.get()), *VT = static_cast<T*>(vbuf.get());
+      R* S = static_cast<R*>(sbuf.get());
       copy_same_dtype(ex, batch.matrices(X, D, xm, xn), wide ? transposed(in) : in);
       int lwork = 0;
       TSR_SOLVER_CHECK(ex, gesvd_size(h, ixm, ixn, X, &lwork));
@@ -429,8 +534,8 @@ template <int Op, int D> struct LinalgKernel {
       for (int64_t b = 0; b < count; ++b)
         TSR_SOLVER_CHECK(ex, gesvd(h, job, job, ixm, ixn, X + b * xm * xn, ixm, S + b * k, vectors ? U + b * xm * xuc : U,
                                    ixm, vectors ? VT + b * xn * xn : VT, ixn, static_cast<T*>(work.get()), lwork,
-                                   static_cast<T*>(rbuf.get()), info + b));
-      copy_same_dtype(ex, out, batch.vectors(S, D, k));
+                                   static_cast<R*>(rbuf.get()), info + b));
+      copy_same_dtype(ex, out, batch.vectors(S, kReal, k));
       if (vectors) {
         const tsr_tensor_desc u_of_x = batch.matrices(U, D, xm, xuc), vt_of_x = batch.matrices(VT, D, xn, xn);
         copy_same_dtype(ex, wide ? transposed(*a.more_outputs[1]) : *a.more_outputs[0], u_of_x);
@@ -441,19 +546,31 @@ template <int Op, int D> struct LinalgKernel {
       const bool vectors = a.params[0] != 0;
       more(vectors ? 2 : 1);
       if (m != n) fail(TSR_ERR_SHAPE, ex.where() + "the input is not square");
-      shape_of(out, D, {n}, "eigenvalues");
+      shape_of(out, kReal, {n}, "eigenvalues");
       if (vectors) shape_of(*a.more_outputs[0], D, {n, n}, "eigenvectors");
       const tsr_tensor_desc& info_out = info_of(vectors ? 1 : 0);
       const cusolverEigMode_t jobz = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
-      Workspace abuf = scratch(sizeof(T) * count * n * n), wbuf = scratch(sizeof(T) * count * n);
-      T *A = static_cast<T*>(abuf.get()), *W = static_cast<T*>(wbuf.get());
+      Workspace abuf = scratch(sizeof(T) * count * n * n), wbuf = scratch(sizeof(R) * count * n);
+      T* A = static_cast<T*>(abuf.get());
+      R* W = static_cast<R*>(wbuf.get());
       copy_same_dtype(ex, batch.matrices(A, D, n, n), in);
       int lwork = 0;
+      if (count > 0 && n > 0 && n <= kJacobiN) {
+        const int ib = solver_int(ex, count, 1);
+        const SyevjParams params(ex);
+        TSR_SOLVER_CHECK(ex, syevj_batched_size(h, jobz, in_, A, in_, W, &lwork, params.get(), ib));
+        Workspace work = scratch(sizeof(T) * lwork);
+        TSR_SOLVER_CHECK(ex, syevj_batched(h, jobz, in_, A, in_, W, static_cast<T*>(work.get()), lwork, info, params.get(), ib));
+        copy_same_dtype(ex, out, batch.vectors(W, kReal, n));
+        if (vectors) copy_same_dtype(ex, *a.more_outputs[0], batch.matrices(A, D, n, n));
+        store_info(info_out);
+        return;
+      }
       TSR_SOLVER_CHECK(ex, syevd_size(h, jobz, in_, A, in_, W, &lwork));
       Workspace work = scratch(sizeof(T) * lwork);
       for (int64_t b = 0; b < count; ++b)
         TSR_SOLVER_CHECK(ex, syevd(h, jobz, in_, A + b * n * n, in_, W + b * n, static_cast<T*>(work.get()), lwork, info + b));
-      copy_same_dtype(ex, out, batch.vectors(W, D, n));
+      copy_same_dtype(ex, out, batch.vectors(W, kReal, n));
       if (vectors) copy_same_dtype(ex, *a.more_outputs[0], batch.matrices(A, D, n, n));
       store_info(info_out);
     }

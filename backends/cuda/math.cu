@@ -25,6 +25,10 @@ template <int Op, int D> struct MathKernel {
     const tsr_tensor_desc& out = *a.output;
     const tsr_tensor_desc& x = *a.inputs[0];
     using S = storage_t<D>;
+    if constexpr (is_complex_v<D>) {
+      if (!backend::complex_math_defined(a.params[0]))
+        fail(TSR_ERR_TYPE, where(a, D) + tsr_math_fn_name(static_cast<int>(a.params[0])) + " is not defined for complex numbers");
+    }
     const bool known = backend::with_math_fn(a.params[0], [&]<int Fn>(std::integral_constant<int, Fn>) {
       pointwise<S, S>(ex, out, {&x}, MathFn<Fn, S>{});
     });

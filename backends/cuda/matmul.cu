@@ -2,11 +2,12 @@
 // MATMUL: out[..., m, n] = sum_k a[..., m, k] * b[..., k, n], batch dims
 // already broadcast (they may have stride 0).
 //
-// float32, float64, float16 and bfloat16 go to cuBLAS
+// float32, float64, float16, bfloat16, complex64 and complex128 go to cuBLAS
 // (cublasGemmStridedBatchedEx): float32 in FP32, or TF32 when the op's
 // params[0] (tsr_set_float32_matmul_precision: "high" or "medium") or the
 // plugin's "allow_tf32" option allows it (off by default, as in PyTorch); float16/bfloat16 with float accumulation (the CPU
-// backend's); float64 in FP64. Operands are read in place whenever each
+// backend's); float64 in FP64; complex64 and complex128 as cuBLAS's
+// CGEMM and ZGEMM (CUDA_C_32F, CUDA_C_64F). Operands are read in place whenever each
 // matrix is row- or column-major (a transposed view costs nothing); others
 // are packed first. Batch dims that walk memory as one become one strided
 // batch; the rest loop on the host.
@@ -73,6 +74,8 @@ GemmTypes gemm_types(int dtype, bool tf32) {
     case TSR_FLOAT32: return {CUDA_R_32F, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F};
     case TSR_FLOAT64: return {CUDA_R_64F, CUBLAS_COMPUTE_64F};
     case TSR_FLOAT16: return {CUDA_R_16F, CUBLAS_COMPUTE_32F};
+    case TSR_COMPLEX64: return {CUDA_C_32F, CUBLAS_COMPUTE_32F};
+    case TSR_COMPLEX128: return {CUDA_C_64F, CUBLAS_COMPUTE_64F};
     default: return {CUDA_R_16BF, CUBLAS_COMPUTE_32F};
   }
 }
@@ -100,10 +103,13 @@ void cublas_matmul(const Exec& ex, const tsr_tensor_desc& a_in, const tsr_tensor
   if (!plan) fail(TSR_ERR_INVALID_ARGUMENT, ex.where() + "batch too large for cuBLAS (more than INT_MAX matrices in one strided batch)");
   const GemmPlan& p = *plan;
   const GemmTypes types = gemm_types(c.dtype, tf32);
-  const float one_f = 1.0f, zero_f = 0.0f;
-  const double one_d = 1.0, zero_d = 0.0;
-  const void* alpha = c.dtype == TSR_FLOAT64 ? static_cast<const void*>(&one_d) : static_cast<const void*>(&one_f);
-  const void* beta = c.dtype == TSR_FLOAT64 ? static_cast<const void*>(&zero_d) : static_cast<const void*>(&zero_f);
+  // alpha = 1 and beta = 0 as host values of the compute type (complex: the
+  // imaginary part follows the real one).
+  const float one_f[2] = {1.0f, 0.0f}, zero_f[2] = {0.0f, 0.0f};
+  const double one_d[2] = {1.0, 0.0}, zero_d[2] = {0.0, 0.0};
+  const bool f64 = types.compute == CUBLAS_COMPUTE_64F;
+  const void* alpha = f64 ? static_cast<const void*>(one_d) : static_cast<const void*>(one_f);
+  const void* beta = f64 ? static_cast<const void*>(zero_d) : static_cast<const void*>(zero_f);
   const auto op = [](bool trans) { return trans ? CUBLAS_OP_T : CUBLAS_OP_N; };
 
   const char* abase = static_cast<const char*>(a.data) + a.offset * elsize;
@@ -177,14 +183,16 @@ template <int Op, int D> struct MatmulKernel {
       fill_zero(ex, out);
       return;
     }
-    if constexpr (is_floating_v<D>) {
+    if constexpr (is_floating_v<D> || is_complex_v<D>) {
       if (M <= INT_MAX && N <= INT_MAX && K <= INT_MAX) {
         const bool tf32 = D == TSR_FLOAT32 && (ex.ctx.options.allow_tf32 || (a.num_params >= 1 && a.params != nullptr && a.params[0] != 0));
         cublas_matmul(ex, x, y, out, tf32);
         return;
       }
     }
-    plain_matmul<storage_t<D>>(ex, x, y, out);
+    if constexpr (is_complex_v<D>)  // the plain kernel is the integers' (and the huge float matrices')
+      fail(TSR_ERR_UNSUPPORTED, where(a, D) + "a matrix side over INT_MAX: cuBLAS cannot take it (the CPU fallback can)");
+    else plain_matmul<storage_t<D>>(ex, x, y, out);
   }
 };
 

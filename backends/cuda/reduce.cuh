@@ -47,17 +47,13 @@ namespace tessera::cuda {
 // partial of later elements in, finish(acc, count) gives the output value.
 
 template <int D, bool Mean> struct SumReducer {
-  static constexpr bool floating = is_floating_v<D>;
   static constexpr bool has_identity = true;
   static constexpr bool uses_index = false;
   using in_t = storage_t<D>;
-  using acc_t = std::conditional_t<floating, double, uint64_t>;  // unsigned: integer sums wrap as in PyTorch
-  using out_t = storage_t<sum_dtype(D)>;  // int64, uint64 (uint16/32/64) or the floating input's
+  using acc_t = wide_acc_t<D>;  // unsigned: integer sums wrap as in PyTorch
+  using out_t = storage_t<sum_dtype(D)>;  // int64, uint64 (uint16/32/64) or the floating or complex input's
   TSR_HD static acc_t init() { return 0; }
-  TSR_HD static void add(acc_t& a, in_t x, int64_t) {
-    if constexpr (floating) a += static_cast<double>(load(x));
-    else a += static_cast<uint64_t>(static_cast<int64_t>(load(x)));
-  }
+  TSR_HD static void add(acc_t& a, in_t x, int64_t) { a += widen<D>(x); }
   TSR_HD static void merge(acc_t& a, const acc_t& b) { a += b; }
   // V contiguous elements, each converted to double as the CPU does. (Summing
   // groups of four in float first would save 3/4 of the conversions, which
@@ -69,35 +65,27 @@ template <int D, bool Mean> struct SumReducer {
     for (int j = 0; j < V; ++j) add(a, v[j], index + j);
   }
   TSR_HD static out_t finish(const acc_t& a, int64_t count) {
-    if constexpr (Mean) return convert<out_t>(a / static_cast<double>(count));
-    else if constexpr (floating) return convert<out_t>(a);
-    else return static_cast<out_t>(a);
+    if constexpr (Mean) return narrow<out_t>(a / static_cast<double>(count));
+    else return narrow<out_t>(a);
   }
 };
 
 // PROD: as SUM with products (double for floating input, wrapping 64-bit
 // integers for the others, out dtype sum_dtype), the CPU's accumulation.
 template <int D> struct ProdReducer {
-  static constexpr bool floating = is_floating_v<D>;
   static constexpr bool has_identity = true;
   static constexpr bool uses_index = false;
   using in_t = storage_t<D>;
-  using acc_t = std::conditional_t<floating, double, uint64_t>;
+  using acc_t = wide_acc_t<D>;
   using out_t = storage_t<sum_dtype(D)>;  // as SUM's
   TSR_HD static acc_t init() { return 1; }
-  TSR_HD static void add(acc_t& a, in_t x, int64_t) {
-    if constexpr (floating) a *= static_cast<double>(load(x));
-    else a *= static_cast<uint64_t>(static_cast<int64_t>(load(x)));
-  }
+  TSR_HD static void add(acc_t& a, in_t x, int64_t) { a *= widen<D>(x); }
   TSR_HD static void merge(acc_t& a, const acc_t& b) { a *= b; }
   template <int V> TSR_HD static void add_vec(acc_t& a, const in_t* v, int64_t index) {
     TSR_UNROLL
     for (int j = 0; j < V; ++j) add(a, v[j], index + j);
   }
-  TSR_HD static out_t finish(const acc_t& a, int64_t) {
-    if constexpr (floating) return convert<out_t>(a);
-    else return static_cast<out_t>(a);
-  }
+  TSR_HD static out_t finish(const acc_t& a, int64_t) { return narrow<out_t>(a); }
 };
 
 template <int D, bool Max> struct ExtremumReducer {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // CUMSUM along params[0] (Note [Kernel contracts], kind SCAN), as cpu_tbb's
-// scan.cpp computes it: floating sums in double, integers and bool in
-// wrapping 64-bit integers, the output in SUM's dtype.
+// scan.cpp computes it: floating sums in double, complex ones in two
+// doubles, integers and bool in wrapping 64-bit integers, the output in
+// SUM's dtype.
 //
 // Each line is cut into chunks (chunks.cuh), one block per (line, chunk). A line of one chunk is scanned by one kernel; a
 // longer one takes three: every chunk's sum, the chunks' offsets (one
@@ -26,15 +27,9 @@ struct ScanLines : Lines {
 template <int D> struct ScanTypes {
   using S = storage_t<D>;
   using O = storage_t<sum_dtype(D)>;
-  using Acc = std::conditional_t<is_floating_v<D>, double, uint64_t>;
-  static TSR_HD Acc value(S x) {
-    if constexpr (is_floating_v<D>) return static_cast<double>(load(x));
-    else return static_cast<uint64_t>(static_cast<int64_t>(load(x)));
-  }
-  static TSR_HD O result(Acc a) {
-    if constexpr (is_floating_v<D>) return convert<O>(a);
-    else return static_cast<O>(a);
-  }
+  using Acc = wide_acc_t<D>;  // dtypes.cuh
+  static TSR_HD Acc value(S x) { return widen<D>(x); }
+  static TSR_HD O result(Acc a) { return narrow<O>(a); }
 };
 
 #if defined(TSR_KERNELS)

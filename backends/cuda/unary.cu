@@ -12,13 +12,16 @@ namespace {
 
 template <int Op, int D> struct UnaryKernel {
   static constexpr int key = D;
+  // ABS of a complex dtype writes its real dtype (Note [Complex dtypes]).
+  static constexpr int kOut = Op == TSR_OP_ABS ? tsr_dtype_real(D) : D;
   static void run(const Exec& ex, const tsr_kernel_args& a) {
     check_args(a, D, 1, 0, 0);
-    backend::check_unary_operands("cuda", a, D, D);
+    backend::check_unary_operands("cuda", a, D, kOut);
     const tsr_tensor_desc& out = *a.output;
     const tsr_tensor_desc& x = *a.inputs[0];
     using S = storage_t<D>;
-    pointwise<S, S>(ex, out, {&x}, UnaryFn<Op, S>{});
+    using O = storage_t<kOut>;
+    pointwise<O, S>(ex, out, {&x}, UnaryFn<Op, O, S>{});
   }
 };
 
@@ -51,7 +54,7 @@ template <int Op, int D> struct WhereKernel {
 
 void fill_zero(const Exec& ex, const tsr_tensor_desc& out) {
   bool done = false;
-  for_each_real_dtype([&]<int D>(std::integral_constant<int, D>) {
+  for_each_dtype([&]<int D>(std::integral_constant<int, D>) {
     if (D != out.dtype) return;
     using S = storage_t<D>;
     pointwise<S>(ex, out, {}, FillFn<S>{convert<S>(0)});

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The unary functors NEG..TANH on the compute type, the CPU backend's
 // (backends/cpu_tbb/unary.cpp) arithmetic rule for rule. Transcendentals use
-// CUDA's libdevice (within 1-2 ulp of glibc's, not bit-equal).
+// CUDA's libdevice (within 1-2 ulp of glibc's, not bit-equal); complex ones
+// libcu++'s cuda::std::complex (Note [Complex element types]).
 #pragma once
 
 #include <type_traits>
@@ -11,11 +12,34 @@
 
 namespace tessera::cuda {
 
-template <int Op, class C> TSR_HD C apply_unary(C a) {
+// sqrt, with C99's csqrt(+-0 +- 0i) = +0 +- 0i (libcu++'s float form keeps
+// the real part's -0).
+template <class T> TSR_HD complex_t<T> complex_sqrt(complex_t<T> z) {
+  if (z.real() == T(0) && z.imag() == T(0)) return {T(0), z.imag()};
+  return cx::sqrt(z);
+}
+
+// The complex forms: ABS gives |z| (hypot), a real value (Note [Complex dtypes]).
+template <int Op, class C> TSR_HD auto apply_complex_unary(C a) {
+  if constexpr (Op == TSR_OP_NEG) return -a;
+  else if constexpr (Op == TSR_OP_ABS) return cx::abs(a);
+  else if constexpr (Op == TSR_OP_EXP) return cx::exp(a);
+  else if constexpr (Op == TSR_OP_LOG) return cx::log(a);
+  else if constexpr (Op == TSR_OP_SQRT) return complex_sqrt(a);
+  else if constexpr (Op == TSR_OP_SIGMOID) return C(1) / (C(1) + cx::exp(-a));
+  else {
+    static_assert(Op == TSR_OP_TANH);
+    return cx::tanh(a);
+  }
+}
+
+template <int Op, class C> TSR_HD auto apply_unary(C a) {
   constexpr bool is_int = std::is_integral_v<C>;
-  if constexpr (Op == TSR_OP_NEG) {
+  if constexpr (is_complex_type_v<C>) {
+    return apply_complex_unary<Op>(a);
+  } else if constexpr (Op == TSR_OP_NEG) {
     if constexpr (is_int) return wrap_neg(a);
-    else return -a;
+    else return C(-a);
   } else if constexpr (Op == TSR_OP_ABS) {
     if constexpr (std::is_unsigned_v<C>) return a;
     else if constexpr (is_int) return a < 0 ? wrap_neg(a) : a;  // abs(INT_MIN) wraps to INT_MIN
@@ -40,8 +64,9 @@ template <int Op, class C> TSR_HD C apply_unary(C a) {
   }
 }
 
-template <int Op, class S> struct UnaryFn {
-  TSR_HD S operator()(S u) const { return store<S>(apply_unary<Op>(load(u))); }
+// O: the output's storage type (ABS of a complex dtype: its real dtype's).
+template <int Op, class O, class S = O> struct UnaryFn {
+  TSR_HD O operator()(S u) const { return store<O>(apply_unary<Op>(load(u))); }
 };
 
 template <class S> struct FillFn {

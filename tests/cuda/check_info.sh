@@ -24,8 +24,8 @@ expect "$out" "  cuda 0.1.0 (ABI "
 expect "$out" "device type \"cuda\""
 grep -q "plugins that failed to load" "$out" && fail "a plugin failed to load"
 # Both backends run every op natively but the composites VAR and STD (cuda's
-# LINALG kernels on cuSOLVER, float32 and float64; complex goes through the
-# CPU fallback per dtype, which this per-op count does not show).
+# LINALG kernels on cuSOLVER, float32 and float64; complex matrices go
+# through the CPU fallback per dtype, which this per-op count does not show).
 section() { sed -n "/^  $1 /,/^  [a-z]/p" "$out"; }
 section cpu_tbb >"$dir/cpu.section"
 section cuda >"$dir/cuda.section"

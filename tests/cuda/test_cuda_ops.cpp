@@ -15,6 +15,7 @@
 // (main() lists them), `--verbose` prints every case.
 #include <atomic>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -65,7 +66,10 @@ std::vector<unsigned char> bytes_of(const Tensor& t) {
 // precision (relative); or within PyTorch's assert_close defaults (float64:
 // rtol 1e-7, atol 1e-7), for float64 sums and products, whose rounding
 // errors grow with the number of terms and depend on their order.
-enum class Match { kExact, kUlps, kLoose, kClose };
+// kPoles: kLoose for tan and tanh of complex values, whose derivative
+// (1 + tan^2, 1 - tanh^2) amplifies the rounding of the input near a pole:
+// the scale is |f(z)|^2 there.
+enum class Match { kExact, kUlps, kLoose, kClose, kPoles };
 
 double eps_of(tsr_dtype d) {
   switch (d) {
@@ -77,7 +81,11 @@ double eps_of(tsr_dtype d) {
   }
 }
 
-// Compares GPU and CPU results: dtype, shape, then every element.
+// The dtype of a complex dtype's parts; d itself for the others.
+tsr_dtype part_dtype(tsr_dtype d) { return static_cast<tsr_dtype>(tsr_dtype_real(d)); }
+
+// Compares GPU and CPU results: dtype, shape, then every element (a complex
+// one part by part, the tolerances relative to its magnitude).
 void compare(const std::string& name, const Tensor& gpu, const Tensor& cpu, Match match) {
   ++g_cases;
   std::string why;
@@ -86,11 +94,18 @@ void compare(const std::string& name, const Tensor& gpu, const Tensor& cpu, Matc
   else if (gpu.device().type != g_gpu.type) why = "the result is not on cuda";
   if (why.empty()) {
     const tsr_dtype d = cpu.dtype();
+    const bool cplx = tsr_dtype_is_complex(d) != 0;
+    // kLoose on complex values: the complex functions of libcu++ (the GPU)
+    // and glibc (the CPU) differ by tens of ulps (asin, tan, pow), and by
+    // an absolute ulp or so near the unit circle (log |z| by hypot: PyTorch's
+    // CUDA kernels share it), so the scale does not go below 1.
+    const double floor = cplx && (match == Match::kLoose || match == Match::kPoles) ? 1.0 : 1e-3;
     const size_t es = tsr_dtype_size(d);
     const std::vector<unsigned char> g = bytes_of(gpu), c = bytes_of(cpu);
-    const double tol = match == Match::kExact ? 0 : (match == Match::kUlps ? 8 : 64) * eps_of(d);
+    const double tol = match == Match::kExact ? 0 : (match == Match::kUlps ? 8 : 64) * eps_of(part_dtype(d));
+    const bool poles = match == Match::kPoles;
     double rtol = 0, atol = 0;  // kClose
-    switch (d) {
+    switch (part_dtype(d)) {
       case TSR_FLOAT32: rtol = 1.3e-6, atol = 1e-5; break;
       case TSR_FLOAT16: rtol = 1e-3, atol = 1e-5; break;
       case TSR_BFLOAT16: rtol = 1.6e-2, atol = 1e-5; break;
@@ -98,13 +113,27 @@ void compare(const std::string& name, const Tensor& gpu, const Tensor& cpu, Matc
     }
     int bad = 0;
     for (size_t i = 0; i < g.size() / es; ++i) {
-      const double x = tsr_element_to_double(d, &g[i * es]), y = tsr_element_to_double(d, &c[i * es]);
-      bool ok;
-      if (std::isnan(x) || std::isnan(y)) ok = std::isnan(x) && std::isnan(y);
-      else if (match == Match::kExact) ok = std::memcmp(&g[i * es], &c[i * es], es) == 0 || (x == 0 && y == 0 && is_float(d));
-      else if (match == Match::kClose) ok = x == y || std::abs(x - y) <= atol + rtol * std::abs(y);  // x == y: infinities
-      else ok = x == y || std::abs(x - y) <= tol * std::max(std::abs(y), 1e-3);
-      if (!ok && bad++ < 3) why += (why.empty() ? "" : "; ") + std::string("element ") + std::to_string(i) + ": cuda " + std::to_string(x) + ", cpu " + std::to_string(y);
+      const double yr = tsr_element_to_double(d, &c[i * es]), yi = cplx ? tsr_element_imag(d, &c[i * es]) : 0;
+      const double magnitude = cplx ? std::hypot(yr, yi) : std::abs(yr);
+      const double scale = poles ? magnitude * magnitude : magnitude;
+      bool ok = true;
+      for (int part = 0; part < (cplx ? 2 : 1); ++part) {
+        const double x = part == 0 ? tsr_element_to_double(d, &g[i * es]) : tsr_element_imag(d, &g[i * es]);
+        const double y = part == 0 ? yr : yi;
+        if (std::isnan(x) || std::isnan(y)) ok = ok && std::isnan(x) && std::isnan(y);
+        else if (match == Match::kExact) ok = ok && (x == y && (std::signbit(x) == std::signbit(y) || !is_float(part_dtype(d))));
+        else if (match == Match::kClose) ok = ok && (x == y || std::abs(x - y) <= atol + rtol * scale);  // x == y: infinities
+        else ok = ok && (x == y || std::abs(x - y) <= tol * std::max(scale, floor));
+      }
+      if (match == Match::kExact && !cplx && !std::isnan(yr))  // bit for bit, but +0 and -0 (checked below)
+        ok = std::memcmp(&g[i * es], &c[i * es], es) == 0 || (yr == 0 && tsr_element_to_double(d, &g[i * es]) == 0 && is_float(d));
+      if (!ok && bad++ < 3) {
+        auto text = [&](const unsigned char* p) {
+          return cplx ? "(" + std::to_string(tsr_element_to_double(d, p)) + ", " + std::to_string(tsr_element_imag(d, p)) + ")"
+                      : std::to_string(tsr_element_to_double(d, p));
+        };
+        why += (why.empty() ? "" : "; ") + std::string("element ") + std::to_string(i) + ": cuda " + text(&g[i * es]) + ", cpu " + text(&c[i * es]);
+      }
     }
     if (bad > 3) why += "; " + std::to_string(bad) + " elements differ";
     // -0.0 against +0.0 is a difference too for exact ops (signs are IEEE results).
@@ -707,6 +736,251 @@ void threads() {
   for (std::thread& th : pool) th.join();
 }
 
+// ---- complex64 and complex128 -----------------------------------------------------
+
+// Random complex values: both parts uniform in (-4, 4) (the real part in
+// (0.01, 4) when `positive`); `unit`: magnitudes near 1, for products of many
+// factors; `zeros`: every third element 0 and every fifth purely imaginary.
+enum class Fill { kPlain, kPositive, kUnit, kZeros };
+Tensor random_complex(const Shape& shape, tsr_dtype d, Fill fill = Fill::kPlain) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  std::vector<std::complex<double>> v(static_cast<size_t>(n));
+  std::uniform_real_distribution<double> part(-4, 4), positive(0.01, 4), angle(-3.14159, 3.14159), radius(0.9, 1.1);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (fill == Fill::kUnit) v[i] = std::polar(radius(g_rng), angle(g_rng));
+    else v[i] = {fill == Fill::kPositive ? positive(g_rng) : part(g_rng), part(g_rng)};
+    if (fill == Fill::kZeros && i % 3 == 0) v[i] = 0;
+    if (fill == Fill::kZeros && i % 5 == 1) v[i] = {0, v[i].imag()};
+  }
+  return Tensor::from_host<std::complex<double>>(*g_rt, v, shape, TSR_COMPLEX128, g_cpu).to(d);
+}
+Pair complex_input(const Layout& l, tsr_dtype d, Fill fill = Fill::kPlain) { return pair_of(l, random_complex(l.base, d, fill)); }
+
+// Every op that takes complex dtypes, run natively on cuda (a missing
+// kernel is a failure: the CPU fallback would answer for it unseen), on the
+// small layouts and one of several blocks. The device's complex library is
+// libcu++'s and the CPU's glibc's: functions agree within a few ulps of the
+// value's magnitude, and exactly where both compute the same IEEE operations.
+void complex_ops() {
+  constexpr tsr_dtype kComplex[] = {TSR_COMPLEX64, TSR_COMPLEX128};
+  std::vector<Layout> ls;
+  for (const Layout& l : layouts())
+    if (l.name.rfind("large", 0) != 0 || l.name == "large: several blocks") ls.push_back(l);
+  for (tsr_dtype d : kComplex) {
+    for (int op = 0; op < TSR_OP_COUNT; ++op) {
+      const tsr_op o = static_cast<tsr_op>(op);
+      if (tsr_op_role(op) != TSR_OP_ROLE_PRIMITIVE || !cpu_has(o, d)) continue;
+      if (tsr_runtime_has_kernel(g_rt->get(), g_gpu, o, d) == 0) {
+        ++g_cases;
+        ++g_failures;
+        std::printf("FAIL %s(%s): no CUDA kernel\n", tsr_op_name(op), tsr_dtype_name(d));
+      }
+    }
+    for (const Layout& l : ls) {
+      for (int op = 0; op < TSR_OP_COUNT; ++op) {
+        const tsr_op o = static_cast<tsr_op>(op);
+        if (!cpu_has(o, d)) continue;
+        const int kind = tsr_op_kind(op);
+        if (kind == TSR_OP_KIND_UNARY) {
+          const std::string name = label(tsr_op_name(op), d, l.name);
+          attempt(name, [&] {
+            Pair x = complex_input(l, d);
+            const Match m = op == TSR_OP_NEG ? Match::kExact : op == TSR_OP_ABS ? Match::kUlps : op == TSR_OP_TANH ? Match::kPoles : Match::kLoose;
+            compare(name, x.gpu.unary(o), x.cpu.unary(o), m);
+          });
+        } else if (kind == TSR_OP_KIND_BINARY || kind == TSR_OP_KIND_COMPARE) {
+          const std::string name = label(tsr_op_name(op), d, l.name);
+          const bool exact = op == TSR_OP_ADD || op == TSR_OP_SUB || kind == TSR_OP_KIND_COMPARE;
+          const Match m = exact ? Match::kExact : op == TSR_OP_POW ? Match::kLoose : Match::kUlps;
+          attempt(name, [&] {
+            Pair a = complex_input(l, d), b = complex_input(l, d, op == TSR_OP_POW ? Fill::kPositive : Fill::kPlain);
+            compare(name, a.gpu.binary(o, b.gpu), a.cpu.binary(o, b.cpu), m);
+            compare(name + " (with itself)", a.gpu.binary(o, a.gpu), a.cpu.binary(o, a.cpu), m);
+          });
+        }
+      }
+      for (int fn = 0; fn < TSR_MATH_FN_COUNT; ++fn) {
+        if (fn == TSR_MATH_FLOOR || fn == TSR_MATH_CEIL || fn == TSR_MATH_TRUNC) continue;  // not defined on complex numbers
+        const std::string name = label(tsr_math_fn_name(fn), d, l.name);
+        attempt(name, [&] {
+          Pair x = complex_input(l, d);
+          auto math = [&](const Tensor& t) { return wrapped([&](tsr_tensor** r) { return tsr_math(fn, t.get(), r); }); };
+          const Match m = fn == TSR_MATH_CONJ || fn == TSR_MATH_ROUND ? Match::kExact : fn == TSR_MATH_TAN ? Match::kPoles : Match::kLoose;
+          compare(name, math(x.gpu), math(x.cpu), m);
+        });
+      }
+      const std::string where_name = label("where", d, l.name);
+      attempt(where_name, [&] {
+        Pair c = input(l, TSR_BOOL), a = complex_input(l, d), b = complex_input(l, d);
+        compare(where_name, tessera::where(c.gpu, a.gpu, b.gpu), tessera::where(c.cpu, a.cpu, b.cpu), Match::kExact);
+      });
+      // Reductions over every dim set; products of factors near the unit circle.
+      const int nd = static_cast<int>(l.view(random_complex(l.base, d)).dim());
+      std::vector<std::vector<int32_t>> dim_sets = {{}};
+      for (int k = 0; k < nd; ++k) dim_sets.push_back({k});
+      for (int op : {TSR_OP_SUM, TSR_OP_MEAN, TSR_OP_PROD}) {
+        for (const auto& dims : dim_sets) {
+          std::string dims_s = " dims [";
+          for (int32_t k : dims) dims_s += std::to_string(k) + " ";
+          const std::string name = label(tsr_op_name(op), d, l.name + dims_s + "]");
+          attempt(name, [&] {
+            Pair x = complex_input(l, d, op == TSR_OP_PROD ? Fill::kUnit : Fill::kPlain);
+            const tsr_op o = static_cast<tsr_op>(op);
+            compare(name, x.gpu.reduce(o, dims), x.cpu.reduce(o, dims), d == TSR_COMPLEX128 ? Match::kClose : Match::kUlps);
+          });
+        }
+      }
+      for (int dim = 0; dim < std::max(nd, 1); ++dim) {
+        const std::string name = label("cumsum", d, l.name + " dim " + std::to_string(dim));
+        attempt(name, [&] {
+          Pair x = complex_input(l, d);
+          auto cumsum = [&](const Tensor& t) { return wrapped([&](tsr_tensor** o) { return tsr_cumsum(t.get(), dim, TSR_DTYPE_UNDEFINED, o); }); };
+          compare(name, cumsum(x.gpu), cumsum(x.cpu), d == TSR_COMPLEX128 ? Match::kClose : Match::kUlps);
+        });
+      }
+      const std::string nz = label("nonzero", d, l.name);
+      attempt(nz, [&] {
+        Pair x = complex_input(l, d, Fill::kZeros);
+        auto nonzero = [&](const Tensor& t) { return wrapped([&](tsr_tensor** o) { return tsr_nonzero(t.get(), o); }); };
+        compare(nz, nonzero(x.gpu), nonzero(x.cpu), Match::kExact);
+      });
+      // Casts both ways, with every real dtype and the other complex one.
+      if (l.name.rfind("large", 0) != 0 && l.name != "3-d permuted") {
+        for (tsr_dtype s : kAll) {
+          const std::string into = label("copy", d, std::string("from ") + tsr_dtype_name(s) + " " + l.name);
+          attempt(into, [&] {
+            Pair src = input(l, s);
+            compare(into, src.gpu.to(d), src.cpu.to(d), Match::kExact);
+          });
+          const std::string from = label("copy", s, std::string("from ") + tsr_dtype_name(d) + " " + l.name);
+          attempt(from, [&] {
+            Pair src = complex_input(l, d);
+            compare(from, src.gpu.to(s), src.cpu.to(s), Match::kExact);
+          });
+        }
+        const tsr_dtype other = d == TSR_COMPLEX64 ? TSR_COMPLEX128 : TSR_COMPLEX64;
+        const std::string name = label("copy", other, std::string("from ") + tsr_dtype_name(d) + " " + l.name);
+        attempt(name, [&] {
+          Pair src = complex_input(l, d);
+          compare(name, src.gpu.to(other), src.cpu.to(other), Match::kExact);
+          compare(name + " (clone)", src.gpu.clone(), src.cpu.clone(), Match::kExact);
+        });
+      }
+    }
+    // An operand transposed against the output (the tiled pointwise kernel,
+    // 16-byte elements staged for complex128), and in-place updates, fills and
+    // copies into views of a sentinel-filled buffer.
+    const std::string tname = label("mul", d, "[70, 100] with a transposed [70, 100]");
+    attempt(tname, [&] {
+      Pair a = complex_input(kWide, d), b = complex_input(kWideTransposed, d);
+      compare(tname, a.gpu * b.gpu, a.cpu * b.cpu, Match::kUlps);
+      compare(tname + " (copy)", b.gpu.contiguous(), b.cpu.contiguous(), Match::kExact);
+    });
+    Scalar sentinel(0.0), value(0.0);
+    sentinel.value = tsr_scalar_complex(-123.25, 7.5);
+    value.value = tsr_scalar_complex(3, -2);
+    for (const Dest& dest : destinations()) {
+      for (int op : {TSR_OP_ADD, TSR_OP_MUL, TSR_OP_DIV}) {
+        const std::string name = label(tsr_op_name(op), d, std::string("in place ") + dest.name);
+        attempt(name, [&] {
+          Tensor cb = Tensor::full(*g_rt, dest.base, sentinel, d, g_cpu), gb = cb.to(g_gpu);
+          Pair b = complex_input(layouts()[1], d);
+          dest.view(cb).inplace(static_cast<tsr_op>(op), b.cpu);
+          dest.view(gb).inplace(static_cast<tsr_op>(op), b.gpu);
+          compare(name, gb, cb, op == TSR_OP_ADD ? Match::kExact : Match::kUlps);
+        });
+      }
+      const std::string fill = label("fill", d, dest.name);
+      attempt(fill, [&] {
+        Tensor cb = Tensor::full(*g_rt, dest.base, sentinel, d, g_cpu), gb = cb.to(g_gpu);
+        dest.view(cb).fill_(value);
+        dest.view(gb).fill_(value);
+        compare(fill, gb, cb, Match::kExact);
+      });
+      const std::string copy = label("copy", d, std::string("from float32 transposed ") + dest.name);
+      attempt(copy, [&] {
+        Tensor cb = Tensor::full(*g_rt, dest.base, sentinel, d, g_cpu), gb = cb.to(g_gpu);
+        Pair src = input(layouts()[1], TSR_FLOAT32);
+        dest.view(cb).copy_(src.cpu);
+        dest.view(gb).copy_(src.gpu);
+        compare(copy, gb, cb, Match::kExact);
+      });
+    }
+    // GATHER (take along dim 1) and SCATTER (stores through a permutation;
+    // adds of small Gaussian integers, exact in any order).
+    const std::string take = label("take", d, "[5, 37] along dim 1");
+    attempt(take, [&] {
+      Pair x = complex_input(layouts()[0], d);
+      std::vector<int64_t> idx(77);
+      for (int64_t& i : idx) i = static_cast<int64_t>(g_rng() % 74) - 37;
+      Tensor ic = Tensor::from_host<int64_t>(*g_rt, idx, {77}, TSR_INT64, g_cpu), ig = ic.to(g_gpu);
+      auto take_ = [&](const Tensor& t, const Tensor& i) { return wrapped([&](tsr_tensor** o) { return tsr_take(t.get(), i.get(), 1, o); }); };
+      compare(take, take_(x.gpu, ig), take_(x.cpu, ic), Match::kExact);
+    });
+    for (int add = 0; add < 2; ++add) {
+      const std::string name = label(add ? "scatter_add" : "scatter", d, "[5, 37] along dim 1");
+      attempt(name, [&] {
+        auto gaussian_ints = [&](const Shape& shape) {
+          std::vector<std::complex<double>> v(static_cast<size_t>(shape[0] * shape[1]));
+          for (auto& z : v) z = {static_cast<double>(static_cast<int64_t>(g_rng() % 9) - 4), static_cast<double>(static_cast<int64_t>(g_rng() % 9) - 4)};
+          return Tensor::from_host<std::complex<double>>(*g_rt, v, shape, TSR_COMPLEX128, g_cpu).to(d);
+        };
+        Tensor oc = gaussian_ints({5, 37}), og = oc.to(g_gpu);
+        std::vector<int64_t> idx(5 * 37);
+        for (int64_t r = 0; r < 5; ++r)
+          for (int64_t j = 0; j < 37; ++j)
+            idx[static_cast<size_t>(r * 37 + j)] = add ? static_cast<int64_t>(g_rng() % 74) - 37 : (36 - j + r) % 37;
+        Tensor ic = Tensor::from_host<int64_t>(*g_rt, idx, {5, 37}, TSR_INT64, g_cpu), ig = ic.to(g_gpu);
+        Tensor sc = gaussian_ints({5, 37}), sg = sc.to(g_gpu);
+        tessera::check(tsr_scatter_(og.get(), 1, ig.get(), sg.get(), add));
+        tessera::check(tsr_scatter_(oc.get(), 1, ic.get(), sc.get(), add));
+        compare(name, og, oc, Match::kExact);
+      });
+    }
+    // MATMUL through cuBLAS's CGEMM / ZGEMM, against the CPU's cgemm / zgemm.
+    struct MatmulCase {
+      const char* name;
+      Shape a, b;
+      bool transposed;
+    };
+    for (const MatmulCase& c : {MatmulCase{"[5,7]x[7,3]", {5, 7}, {7, 3}, false}, MatmulCase{"[5,7]^T x [3,5]^T", {7, 5}, {3, 7}, true},
+                                MatmulCase{"batched broadcast [4,1,6,8]x[3,8,2]", {4, 1, 6, 8}, {3, 8, 2}, false},
+                                MatmulCase{"[60,200]x[200,50]", {60, 200}, {200, 50}, false}, MatmulCase{"K = 0", {5, 0}, {0, 3}, false}}) {
+      const std::string name = label("matmul", d, c.name);
+      attempt(name, [&] {
+        auto view = [&](const Tensor& t) { return c.transposed ? t.transpose(-1, -2) : t; };
+        Tensor a = random_complex(c.a, d), b = random_complex(c.b, d);
+        Tensor got = view(a.to(g_gpu)).matmul(view(b.to(g_gpu)));
+        if (d == TSR_COMPLEX128) {
+          compare(name, got, view(a).matmul(view(b)), Match::kClose);
+          return;
+        }
+        // complex64: float sums in another order than OpenBLAS's; against the
+        // complex128 product, with the float32 case's bound (4 times: four
+        // products a term).
+        Tensor exact = view(a.to(TSR_COMPLEX128)).matmul(view(b.to(TSR_COMPLEX128)));
+        Tensor ref = view(a).matmul(view(b));
+        ++g_cases;
+        const std::vector<unsigned char> gb = bytes_of(got.to(TSR_COMPLEX128)), eb = bytes_of(exact);
+        const int64_t K = c.a.back();
+        const double tol = 4 * 1e-5 * std::sqrt(static_cast<double>(std::max<int64_t>(K, 1))) * 16;
+        int bad = 0;
+        for (size_t i = 0; i < gb.size() / 16; ++i)
+          if (!(std::abs(tsr_element_to_double(TSR_COMPLEX128, &gb[i * 16]) - tsr_element_to_double(TSR_COMPLEX128, &eb[i * 16])) <= tol &&
+                std::abs(tsr_element_imag(TSR_COMPLEX128, &gb[i * 16]) - tsr_element_imag(TSR_COMPLEX128, &eb[i * 16])) <= tol))
+            ++bad;
+        if (got.shape() != ref.shape() || got.dtype() != d || bad > 0) {
+          ++g_failures;
+          std::printf("FAIL %s: %d elements off by more than %g (or shape/dtype)\n", name.c_str(), bad, tol);
+        } else if (g_verbose) {
+          std::printf("ok   %s\n", name.c_str());
+        }
+      });
+    }
+  }
+}
+
 void errors() {
   const std::string name = "out of memory: a status, the bytes asked and free, and the runtime still works";
   ++g_cases;
@@ -773,7 +1047,7 @@ int main(int argc, char** argv) {
     const std::pair<const char*, void (*)()> groups[] = {
         {"unary", unary_ops},   {"math", math_ops},     {"binary", binary_ops}, {"inplace", inplace_ops}, {"where", where_ops},
         {"reductions", reductions}, {"matmuls", matmuls}, {"factories", factories}, {"index", index_ops}, {"transfers", transfers},
-        {"threads", threads},   {"errors", errors}};
+        {"threads", threads},   {"complex", complex_ops},   {"errors", errors}};
     std::string unknown = g_only;  // what --only names that no group is
     for (const auto& [group, run] : groups) {
       const std::string key = "," + std::string(group) + ",";

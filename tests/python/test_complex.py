@@ -7,7 +7,11 @@ against the Array API 2022.12's stated results), reductions, matmul
 imaginary parts as views, NumPy and DLPack interop, and the refusals of the
 ops complex numbers do not have."""
 import cmath
+import json
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -228,7 +232,8 @@ def test_abs_is_real(name):
 
 
 # The Array API 2022.12's special cases (C99 Annex G), which glibc's complex
-# functions implement: (function, input, expected); nan matches nan.
+# functions (the CPU) and libcu++'s (cuda.so) implement: (function, input,
+# expected); nan matches nan.
 SPECIAL = [
     ("sqrt", complex(0.0, 0.0), complex(0.0, 0.0)),
     ("sqrt", complex(-0.0, 0.0), complex(0.0, 0.0)),
@@ -250,13 +255,28 @@ SPECIAL = [
     ("sign", complex(0.0, 0.0), complex(0.0, 0.0)),
     ("sign", complex(math.nan, 1.0), complex(math.nan, math.nan)),
     ("sign", complex(-math.inf, 0.0), complex(-1.0, 0.0)),
+    ("sqrt", complex(math.nan, math.inf), complex(math.inf, math.inf)),
+    ("log", complex(-math.inf, 1.0), complex(math.inf, math.pi)),
+    ("cosh", complex(0.0, 0.0), complex(1.0, 0.0)),
+    ("cosh", complex(math.inf, 0.0), complex(math.inf, 0.0)),
+    ("sinh", complex(0.0, 0.0), complex(0.0, 0.0)),
+    ("sinh", complex(math.inf, 0.0), complex(math.inf, 0.0)),
+    ("tanh", complex(0.0, 0.0), complex(0.0, 0.0)),
+    ("tanh", complex(math.nan, 0.0), complex(math.nan, 0.0)),
+    ("asinh", complex(0.0, 0.0), complex(0.0, 0.0)),
+    ("asinh", complex(math.inf, 1.0), complex(math.inf, 0.0)),
+    ("asinh", complex(1.0, math.inf), complex(math.inf, math.pi / 2)),
+    ("acosh", complex(0.0, 0.0), complex(0.0, math.pi / 2)),
+    ("acosh", complex(math.inf, math.inf), complex(math.inf, math.pi / 4)),
+    ("atanh", complex(0.0, 0.0), complex(0.0, 0.0)),
+    ("atanh", complex(1.0, 0.0), complex(math.inf, 0.0)),
+    ("atanh", complex(math.inf, 1.0), complex(0.0, math.pi / 2)),
+    ("expm1", complex(-math.inf, 0.0), complex(-1.0, 0.0)),
+    ("log1p", complex(math.inf, math.inf), complex(math.inf, math.pi / 4)),
 ]
 
 
-@pytest.mark.parametrize("name", COMPLEX)
-@pytest.mark.parametrize("fn,z,want", SPECIAL)
-def test_special_values(name, fn, z, want):
-    got = getattr(tessera, fn)(tessera.tensor([z], dtype=getattr(tessera, name))).item()
+def check_special(fn, z, got, want):
     for g, w in ((got.real, want.real), (got.imag, want.imag)):
         if math.isnan(w):
             assert math.isnan(g), (fn, z, got, want)
@@ -264,6 +284,43 @@ def test_special_values(name, fn, z, want):
             assert g == w or abs(g - w) <= 1e-6 * abs(w), (fn, z, got, want)
             if w == 0:
                 assert math.copysign(1, g) == math.copysign(1, w), (fn, z, got, want)
+
+
+@pytest.mark.parametrize("name", COMPLEX)
+@pytest.mark.parametrize("fn,z,want", SPECIAL)
+def test_special_values(name, fn, z, want):
+    check_special(fn, z, getattr(tessera, fn)(tessera.tensor([z], dtype=getattr(tessera, name))).item(), want)
+
+
+SPECIAL_ON_DEVICE = r"""
+import json, sys
+import tessera
+cases = json.loads(sys.argv[1])
+out = []
+for name in ("complex64", "complex128"):
+    for fn, re, im in cases:
+        t = tessera.tensor([complex(re, im)], dtype=getattr(tessera, name)).to("cuda:0")
+        r = getattr(tessera, fn)(t)
+        assert str(r.device) == "cuda:0"
+        v = r.cpu().item()
+        out.append([name, fn, v.real, v.imag])
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif("TESSERA_TEST_CUDA_EMU_CONFIG" not in os.environ, reason="run by ctest, with cuda_emu.so")
+def test_special_values_on_the_emulated_cuda_device():
+    """cuda.so's complex functions (libcu++'s, run on the host by the
+    emulator) give the same special values as the CPU's."""
+    cases = [[fn, z.real, z.imag] for fn, z, _ in SPECIAL]
+    env = dict(os.environ, TESSERA_CONFIG=os.environ["TESSERA_TEST_CUDA_EMU_CONFIG"], TESSERA_LOG_LEVEL="error")
+    out = subprocess.run([sys.executable, "-c", SPECIAL_ON_DEVICE, json.dumps(cases)], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    results = json.loads(out.stdout.strip().splitlines()[-1])
+    assert len(results) == 2 * len(SPECIAL)
+    for (name, fn, re, im), (_, z, want) in zip(results, SPECIAL + SPECIAL):
+        check_special(fn + " on cuda (" + name + ")", z, complex(re, im), want)
 
 
 @pytest.mark.parametrize("name", COMPLEX)

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -18,7 +19,10 @@
 #include "lapack_host.hpp"
 #include "tessera/half.h"
 
-enum cudaDataType_t { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_R_16BF = 14 };
+// cuComplex.h's types: (real, imaginary) pairs of float and double.
+typedef std::complex<float> cuComplex;
+typedef std::complex<double> cuDoubleComplex;
+enum cudaDataType_t { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16F = 2, CUDA_C_32F = 4, CUDA_C_64F = 5, CUDA_R_16BF = 14 };
 
 enum cublasStatus_t {
   CUBLAS_STATUS_SUCCESS = 0,
@@ -78,6 +82,7 @@ inline double gemm_load(cudaDataType_t t, const void* base, int64_t i) {
     case CUDA_R_64F: { double v; std::memcpy(&v, static_cast<const char*>(base) + i * 8, 8); return v; }
     case CUDA_R_16F: { uint16_t v; std::memcpy(&v, static_cast<const char*>(base) + i * 2, 2); return tsr_float16_to_float(v); }
     case CUDA_R_16BF: { uint16_t v; std::memcpy(&v, static_cast<const char*>(base) + i * 2, 2); return tsr_bfloat16_to_float(v); }
+    default: break;  // complex: complex_gemm
   }
   return 0;
 }
@@ -88,7 +93,21 @@ inline void gemm_store(cudaDataType_t t, void* base, int64_t i, double v) {
     case CUDA_R_64F: std::memcpy(p + i * 8, &v, 8); break;
     case CUDA_R_16F: { uint16_t x = tsr_float_to_float16(static_cast<float>(v)); std::memcpy(p + i * 2, &x, 2); break; }
     case CUDA_R_16BF: { uint16_t x = tsr_float_to_bfloat16(static_cast<float>(v)); std::memcpy(p + i * 2, &x, 2); break; }
+    default: break;  // complex: complex_gemm
   }
+}
+// CGEMM / ZGEMM (CUDA_C_32F with CUBLAS_COMPUTE_32F, CUDA_C_64F with
+// CUBLAS_COMPUTE_64F): products and sums in the element type; alpha and beta
+// host complex values of it.
+template <class T>
+void complex_gemm(const GemmShape& g, const void* alpha, const void* A, const void* B, const void* beta, void* C) {
+  using Z = std::complex<T>;
+  const Z al = *static_cast<const Z*>(alpha), be = *static_cast<const Z*>(beta);
+  const Z* a = static_cast<const Z*>(A);
+  const Z* b = static_cast<const Z*>(B);
+  Z* c = static_cast<Z*>(C);
+  column_major_gemm<Z>(g, [&](int64_t i) { return a[i]; }, [&](int64_t i) { return b[i]; },
+                       [&](int64_t ci, Z acc) { c[ci] = be == Z(0) ? al * acc : al * acc + be * c[ci]; });
 }
 // TF32: float32 with its mantissa rounded to 10 bits (ties away, as the tensor cores).
 inline float tf32(float x) {
@@ -112,7 +131,23 @@ inline cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOp
   if (!gemm_valid(g)) return CUBLAS_STATUS_INVALID_VALUE;
   if (Atype != Btype || Atype != Ctype) return CUBLAS_STATUS_NOT_SUPPORTED;
   const bool f64 = computeType == CUBLAS_COMPUTE_64F, fast_tf32 = computeType == CUBLAS_COMPUTE_32F_FAST_TF32;
-  if (f64 != (Ctype == CUDA_R_64F) || (fast_tf32 && Ctype != CUDA_R_32F)) return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (f64 != (Ctype == CUDA_R_64F || Ctype == CUDA_C_64F) || (fast_tf32 && Ctype != CUDA_R_32F)) return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (Ctype == CUDA_C_32F || Ctype == CUDA_C_64F) {
+    // alpha and beta are read now, as cuBLAS reads host scalars at the call.
+    const std::complex<double> al = Ctype == CUDA_C_64F ? *static_cast<const std::complex<double>*>(alpha)
+                                                        : std::complex<double>(*static_cast<const std::complex<float>*>(alpha));
+    const std::complex<double> be = Ctype == CUDA_C_64F ? *static_cast<const std::complex<double>*>(beta)
+                                                        : std::complex<double>(*static_cast<const std::complex<float>*>(beta));
+    enqueue(handle->stream, [=] {
+      if (Ctype == CUDA_C_64F) {
+        complex_gemm<double>(g, &al, A, B, &be, C);
+      } else {
+        const std::complex<float> alf(al), bef(be);
+        complex_gemm<float>(g, &alf, A, B, &bef, C);
+      }
+    });
+    return CUBLAS_STATUS_SUCCESS;
+  }
   // alpha and beta are host values of the compute type.
   const double al = f64 ? *static_cast<const double*>(alpha) : *static_cast<const float*>(alpha);
   const double be = f64 ? *static_cast<const double*>(beta) : *static_cast<const float*>(beta);
@@ -191,4 +226,6 @@ inline cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOp
   }
 TSR_EMU_BATCHED_LU(float, S)
 TSR_EMU_BATCHED_LU(double, D)
+TSR_EMU_BATCHED_LU(cuComplex, C)
+TSR_EMU_BATCHED_LU(cuDoubleComplex, Z)
 #undef TSR_EMU_BATCHED_LU

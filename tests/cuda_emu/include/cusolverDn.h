@@ -3,7 +3,10 @@
 // emulated on the host for cuda_emu.so over LAPACK (OpenBLAS's, whose
 // thread settings it leaves to the process, as cpu_tbb does): potrf,
 // potrfBatched, getrf, getrs, geqrf, orgqr, gesvd and syevd, float and
-// double, with their _bufferSize queries. Each call checks its arguments
+// double, and for complex matrices (cuComplex, cuDoubleComplex) the same
+// with ungqr and heevd, with their _bufferSize queries; the batched Jacobi
+// routines syevjBatched (heevjBatched) and gesvdjBatched over the same
+// LAPACK routines, matrix by matrix, with their size limits (32). Each call checks its arguments
 // as cuSOLVER documents them (CUSOLVER_STATUS_INVALID_VALUE: a bad size or
 // leading dimension, a workspace smaller than its query said, gesvd with
 // m < n), then queues the routine on the handle's stream (Note [Emulated
@@ -34,6 +37,14 @@ struct cusolverDnContext {
   cudaStream_t stream;
 };
 typedef cusolverDnContext* cusolverDnHandle_t;
+// The Jacobi routines' parameters: only the sort order is kept (LAPACK's
+// results, which the stand-ins return, are sorted).
+struct syevjInfo {
+  int sort = 1;
+};
+typedef syevjInfo* syevjInfo_t;
+struct gesvdjInfo : syevjInfo {};
+typedef gesvdjInfo* gesvdjInfo_t;
 
 namespace tessera_cuda_emu {
 
@@ -52,19 +63,55 @@ inline cusolverStatus_t panel_query(const void* handle, bool bad, int n, int* lw
   return CUSOLVER_STATUS_SUCCESS;
 }
 
-// LAPACK's own optimal lwork (a query, lwork = -1) for gesvd and syevd.
+// LAPACK's own optimal lwork (a query, lwork = -1) for gesvd and syevd
+// (heevd for complex matrices: with its real workspace's size, lrwork).
 template <class T> int gesvd_work(int m, int n) {
+  using R = real_of_t<T>;
   T q = 0, dummy = 0;
+  R rdummy = 0;
   int info = 0, minus1 = -1, ld = std::max(1, m), ldv = std::max(1, n);
-  Lapack<T>::gesvd("A", "A", &m, &n, &dummy, &ld, &dummy, &dummy, &ld, &dummy, &ldv, &q, &minus1, &info, 1, 1);
-  return std::max(1, static_cast<int>(q));
+  if constexpr (is_complex_v<T>)
+    Lapack<T>::gesvd("A", "A", &m, &n, &dummy, &ld, &rdummy, &dummy, &ld, &dummy, &ldv, &q, &minus1, &rdummy, &info, 1, 1);
+  else
+    Lapack<T>::gesvd("A", "A", &m, &n, &dummy, &ld, &dummy, &dummy, &ld, &dummy, &ldv, &q, &minus1, &info, 1, 1);
+  return std::max(1, static_cast<int>(std::real(q)));
 }
-template <class T> void syevd_work(char jobz, int n, int& lwork, int& liwork) {
+template <class T> void syevd_work(char jobz, int n, int& lwork, int& liwork, int& lrwork) {
+  using R = real_of_t<T>;
   T q = 0, dummy = 0;
+  R rq = 0, rdummy = 0;
   int iq = 0, info = 0, minus1 = -1, ld = std::max(1, n);
-  Lapack<T>::syevd(&jobz, "L", &n, &dummy, &ld, &dummy, &q, &minus1, &iq, &minus1, &info, 1, 1);
-  lwork = std::max(1, static_cast<int>(q));
+  if constexpr (is_complex_v<T>)
+    Lapack<T>::syevd(&jobz, "L", &n, &dummy, &ld, &rdummy, &q, &minus1, &rq, &minus1, &iq, &minus1, &info, 1, 1);
+  else
+    Lapack<T>::syevd(&jobz, "L", &n, &dummy, &ld, &dummy, &q, &minus1, &iq, &minus1, &info, 1, 1);
+  lwork = std::max(1, static_cast<int>(std::real(q)));
   liwork = std::max(1, iq);
+  lrwork = std::max(1, static_cast<int>(rq));
+}
+// The routines themselves, each with the workspaces LAPACK needs.
+template <class T>
+void lapack_gesvd(char ju, char jv, int m, int n, T* A, int lda, real_of_t<T>* S, T* U, int ldu, T* VT, int ldvt, int* info) {
+  const int lw = gesvd_work<T>(m, n);
+  std::vector<T> w(static_cast<size_t>(lw));
+  if constexpr (is_complex_v<T>) {
+    std::vector<real_of_t<T>> rw(static_cast<size_t>(std::max(1, 5 * std::min(m, n))));
+    Lapack<T>::gesvd(&ju, &jv, &m, &n, A, &lda, S, U, &ldu, VT, &ldvt, w.data(), &lw, rw.data(), info, 1, 1);
+  } else {
+    Lapack<T>::gesvd(&ju, &jv, &m, &n, A, &lda, S, U, &ldu, VT, &ldvt, w.data(), &lw, info, 1, 1);
+  }
+}
+template <class T> void lapack_syevd(char jz, char ul, int n, T* A, int lda, real_of_t<T>* W, int* info) {
+  int lw = 0, liw = 0, lrw = 0;
+  syevd_work<T>(jz, n, lw, liw, lrw);
+  std::vector<T> w(static_cast<size_t>(lw));
+  std::vector<int> iw(static_cast<size_t>(liw));
+  if constexpr (is_complex_v<T>) {
+    std::vector<real_of_t<T>> rw(static_cast<size_t>(lrw));
+    Lapack<T>::syevd(&jz, &ul, &n, A, &lda, W, w.data(), &lw, rw.data(), &lrw, iw.data(), &liw, info, 1, 1);
+  } else {
+    Lapack<T>::syevd(&jz, &ul, &n, A, &lda, W, w.data(), &lw, iw.data(), &liw, info, 1, 1);
+  }
 }
 
 }  // namespace tessera_cuda_emu
@@ -83,8 +130,54 @@ inline cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStrea
   handle->stream = stream;
   return CUSOLVER_STATUS_SUCCESS;
 }
+namespace tessera_cuda_emu {
+template <class Info> cusolverStatus_t jacobi_create(Info** info) {
+  if (info == nullptr) return CUSOLVER_STATUS_INVALID_VALUE;
+  *info = new Info;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+template <class Info> cusolverStatus_t jacobi_destroy(Info* info) {
+  delete info;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+template <class Info> cusolverStatus_t jacobi_sort(Info* info, int sort) {
+  if (info == nullptr) return CUSOLVER_STATUS_INVALID_VALUE;
+  info->sort = sort;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+}  // namespace tessera_cuda_emu
+inline cusolverStatus_t cusolverDnCreateSyevjInfo(syevjInfo_t* info) { return tessera_cuda_emu::jacobi_create(info); }
+inline cusolverStatus_t cusolverDnDestroySyevjInfo(syevjInfo_t info) { return tessera_cuda_emu::jacobi_destroy(info); }
+inline cusolverStatus_t cusolverDnXsyevjSetSortEig(syevjInfo_t info, int sort) { return tessera_cuda_emu::jacobi_sort(info, sort); }
+inline cusolverStatus_t cusolverDnCreateGesvdjInfo(gesvdjInfo_t* info) { return tessera_cuda_emu::jacobi_create(info); }
+inline cusolverStatus_t cusolverDnDestroyGesvdjInfo(gesvdjInfo_t info) { return tessera_cuda_emu::jacobi_destroy(info); }
+inline cusolverStatus_t cusolverDnXgesvdjSetSortEig(gesvdjInfo_t info, int sort) { return tessera_cuda_emu::jacobi_sort(info, sort); }
 
-#define TSR_EMU_SOLVER(T, P)                                                                                             \
+namespace tessera_cuda_emu {
+// The batched Jacobi routines' limits (cuSOLVER: n <= 32 for syevjBatched,
+// m, n <= 32 for gesvdjBatched), and an unsorted request, which the
+// stand-ins (LAPACK, sorted) do not emulate.
+inline bool bad_jacobi(const void* params, int m, int n, int lda, int batch, int sort) {
+  return params == nullptr || m > 32 || n > 32 || bad_matrix(m, n, lda) || batch < 0 || sort == 0;
+}
+// One matrix of gesvdjBatched: A = U S V^H, U m x m and V n x n (V, not V^H).
+template <class T>
+void jacobi_svd(bool vectors, int m, int n, T* A, int lda, real_of_t<T>* S, T* U, int ldu, T* V, int ldv, int* info) {
+  std::vector<T> vt(static_cast<size_t>(std::max(1, n * n)));
+  const int ldvt = std::max(1, n);
+  lapack_gesvd<T>(vectors ? 'A' : 'N', vectors ? 'A' : 'N', m, n, A, lda, S, U, ldu, vt.data(), ldvt, info);
+  if (*info > 0) *info = std::min(m, n) + 1;  // cuSOLVER's "did not converge"
+  if (!vectors) return;
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c) {
+      const T x = vt[static_cast<size_t>(c + r * ldvt)];  // V^H(c, r)
+      if constexpr (is_complex_v<T>) V[r + static_cast<int64_t>(c) * ldv] = std::conj(x);
+      else V[r + static_cast<int64_t>(c) * ldv] = x;
+    }
+}
+}  // namespace tessera_cuda_emu
+
+#define TSR_EMU_SOLVER(T, R, P, ORGQR, SYEVD, SYEVJ)                                                                                             \
   inline cusolverStatus_t cusolverDn##P##potrf_bufferSize(cusolverDnHandle_t h, cublasFillMode_t, int n, T*, int lda,  \
                                                           int* lwork) {                                                \
     using namespace tessera_cuda_emu;                                                                                  \
@@ -158,12 +251,12 @@ inline cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStrea
     });                                                                                                                \
     return CUSOLVER_STATUS_SUCCESS;                                                                                    \
   }                                                                                                                    \
-  inline cusolverStatus_t cusolverDn##P##orgqr_bufferSize(cusolverDnHandle_t h, int m, int n, int k, const T*, int lda, \
+  inline cusolverStatus_t cusolverDn##P##ORGQR##_bufferSize(cusolverDnHandle_t h, int m, int n, int k, const T*, int lda, \
                                                           const T*, int* lwork) {                                      \
     using namespace tessera_cuda_emu;                                                                                  \
     return panel_query(h, bad_matrix(m, n, lda) || n > m || k < 0 || k > n, n, lwork);                                 \
   }                                                                                                                    \
-  inline cusolverStatus_t cusolverDn##P##orgqr(cusolverDnHandle_t h, int m, int n, int k, T* A, int lda, const T* tau,  \
+  inline cusolverStatus_t cusolverDn##P##ORGQR(cusolverDnHandle_t h, int m, int n, int k, T* A, int lda, const T* tau,  \
                                                T*, int lwork, int* info) {                                             \
     using namespace tessera_cuda_emu;                                                                                  \
     if (h == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                          \
@@ -184,7 +277,7 @@ inline cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStrea
     return CUSOLVER_STATUS_SUCCESS;                                                                                    \
   }                                                                                                                    \
   inline cusolverStatus_t cusolverDn##P##gesvd(cusolverDnHandle_t h, signed char jobu, signed char jobvt, int m, int n, \
-                                               T* A, int lda, T* S, T* U, int ldu, T* VT, int ldvt, T*, int lwork, T*, \
+                                               T* A, int lda, R* S, T* U, int ldu, T* VT, int ldvt, T*, int lwork, R*, \
                                                int* info) {                                                            \
     using namespace tessera_cuda_emu;                                                                                  \
     if (h == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                          \
@@ -193,39 +286,93 @@ inline cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStrea
         (vv && ldvt < std::max(1, jobvt == 'A' ? n : std::min(m, n))) || lwork < gesvd_work<T>(m, n))                  \
       return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
     enqueue(h->stream, [=] {                                                                                           \
-      const char ju = static_cast<char>(jobu), jv = static_cast<char>(jobvt);                                          \
-      const int lw = lwork;                                                                                            \
-      std::vector<T> w(static_cast<size_t>(lw));                                                                       \
-      Lapack<T>::gesvd(&ju, &jv, &m, &n, A, &lda, S, U, &ldu, VT, &ldvt, w.data(), &lw, info, 1, 1);                   \
+      lapack_gesvd<T>(static_cast<char>(jobu), static_cast<char>(jobvt), m, n, A, lda, S, U, ldu, VT, ldvt, info);    \
     });                                                                                                                \
     return CUSOLVER_STATUS_SUCCESS;                                                                                    \
   }                                                                                                                    \
-  inline cusolverStatus_t cusolverDn##P##syevd_bufferSize(cusolverDnHandle_t h, cusolverEigMode_t jobz,                \
-                                                          cublasFillMode_t, int n, const T*, int lda, const T*,        \
+  inline cusolverStatus_t cusolverDn##P##SYEVD##_bufferSize(cusolverDnHandle_t h, cusolverEigMode_t jobz,                \
+                                                          cublasFillMode_t, int n, const T*, int lda, const R*,        \
                                                           int* lwork) {                                                \
     using namespace tessera_cuda_emu;                                                                                  \
     if (h == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                          \
     if (bad_matrix(n, n, lda) || lwork == nullptr) return CUSOLVER_STATUS_INVALID_VALUE;                               \
-    int liwork = 0;                                                                                                    \
-    tessera_cuda_emu::syevd_work<T>(jobz == CUSOLVER_EIG_MODE_VECTOR ? 'V' : 'N', n, *lwork, liwork);                  \
+    int liwork = 0, lrwork = 0;                                                                                        \
+    tessera_cuda_emu::syevd_work<T>(jobz == CUSOLVER_EIG_MODE_VECTOR ? 'V' : 'N', n, *lwork, liwork, lrwork);          \
     return CUSOLVER_STATUS_SUCCESS;                                                                                    \
   }                                                                                                                    \
-  inline cusolverStatus_t cusolverDn##P##syevd(cusolverDnHandle_t h, cusolverEigMode_t jobz, cublasFillMode_t uplo,    \
-                                               int n, T* A, int lda, T* W, T*, int lwork, int* info) {                 \
+  inline cusolverStatus_t cusolverDn##P##SYEVD(cusolverDnHandle_t h, cusolverEigMode_t jobz, cublasFillMode_t uplo,    \
+                                               int n, T* A, int lda, R* W, T*, int lwork, int* info) {                 \
     using namespace tessera_cuda_emu;                                                                                  \
     if (h == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                          \
     const char jz = jobz == CUSOLVER_EIG_MODE_VECTOR ? 'V' : 'N';                                                      \
-    int need = 0, liwork = 0;                                                                                          \
-    syevd_work<T>(jz, n, need, liwork);                                                                                \
+    int need = 0, liwork = 0, lrwork = 0;                                                                              \
+    syevd_work<T>(jz, n, need, liwork, lrwork);                                                                        \
     if (bad_matrix(n, n, lda) || W == nullptr || info == nullptr || lwork < need) return CUSOLVER_STATUS_INVALID_VALUE; \
     enqueue(h->stream, [=] {                                                                                           \
-      const char ul = uplo == CUBLAS_FILL_MODE_UPPER ? 'U' : 'L';                                                      \
-      std::vector<T> w(static_cast<size_t>(need));                                                                     \
-      std::vector<int> iw(static_cast<size_t>(liwork));                                                                \
-      Lapack<T>::syevd(&jz, &ul, &n, A, &lda, W, w.data(), &need, iw.data(), &liwork, info, 1, 1);                     \
+      lapack_syevd<T>(jz, uplo == CUBLAS_FILL_MODE_UPPER ? 'U' : 'L', n, A, lda, W, info);                           \
+    });                                                                                                                \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  inline cusolverStatus_t cusolverDn##P##SYEVJ##Batched_bufferSize(cusolverDnHandle_t h, cusolverEigMode_t jobz,       \
+      cublasFillMode_t, int n, const T*, int lda, const R*, int* lwork, syevjInfo_t params, int batch) {               \
+    using namespace tessera_cuda_emu;                                                                                  \
+    if (h == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                          \
+    if (bad_jacobi(params, n, n, lda, batch, params != nullptr ? params->sort : 0) || lwork == nullptr)                \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    int liwork = 0, lrwork = 0;                                                                                        \
+    syevd_work<T>(jobz == CUSOLVER_EIG_MODE_VECTOR ? 'V' : 'N', n, *lwork, liwork, lrwork);                            \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  inline cusolverStatus_t cusolverDn##P##SYEVJ##Batched(cusolverDnHandle_t h, cusolverEigMode_t jobz,                  \
+      cublasFillMode_t uplo, int n, T* A, int lda, R* W, T*, int lwork, int* info, syevjInfo_t params, int batch) {    \
+    using namespace tessera_cuda_emu;                                                                                  \
+    if (h == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                          \
+    const char jz = jobz == CUSOLVER_EIG_MODE_VECTOR ? 'V' : 'N';                                                      \
+    int need = 0, liwork = 0, lrwork = 0;                                                                              \
+    syevd_work<T>(jz, n, need, liwork, lrwork);                                                                        \
+    if (bad_jacobi(params, n, n, lda, batch, params != nullptr ? params->sort : 0) || W == nullptr || info == nullptr || \
+        lwork < need)                                                                                                  \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    enqueue(h->stream, [=] {                                                                                           \
+      for (int b = 0; b < batch; ++b) {                                                                                \
+        lapack_syevd<T>(jz, uplo == CUBLAS_FILL_MODE_UPPER ? 'U' : 'L', n, A + static_cast<int64_t>(b) * lda * n, lda, \
+                        W + static_cast<int64_t>(b) * n, info + b);                                                    \
+        if (info[b] > 0) info[b] = n + 1; /* cuSOLVER's "did not converge" */                                          \
+      }                                                                                                                \
+    });                                                                                                                \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  inline cusolverStatus_t cusolverDn##P##gesvdjBatched_bufferSize(cusolverDnHandle_t h, cusolverEigMode_t, int m,      \
+      int n, const T*, int lda, const R*, const T*, int ldu, const T*, int ldv, int* lwork, gesvdjInfo_t params,       \
+      int batch) {                                                                                                     \
+    using namespace tessera_cuda_emu;                                                                                  \
+    if (h == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                          \
+    if (bad_jacobi(params, m, n, lda, batch, params != nullptr ? params->sort : 0) || ldu < std::max(1, m) ||          \
+        ldv < std::max(1, n) || lwork == nullptr)                                                                      \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    *lwork = panel_work(std::max(m, n));                                                                               \
+    return CUSOLVER_STATUS_SUCCESS;                                                                                    \
+  }                                                                                                                    \
+  inline cusolverStatus_t cusolverDn##P##gesvdjBatched(cusolverDnHandle_t h, cusolverEigMode_t jobz, int m, int n,     \
+      T* A, int lda, R* S, T* U, int ldu, T* V, int ldv, T*, int lwork, int* info, gesvdjInfo_t params, int batch) {   \
+    using namespace tessera_cuda_emu;                                                                                  \
+    if (h == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;                                                          \
+    const bool vectors = jobz == CUSOLVER_EIG_MODE_VECTOR;                                                             \
+    if (bad_jacobi(params, m, n, lda, batch, params != nullptr ? params->sort : 0) || ldu < std::max(1, m) ||          \
+        ldv < std::max(1, n) || S == nullptr || info == nullptr || (vectors && (U == nullptr || V == nullptr)) ||      \
+        lwork < panel_work(std::max(m, n)))                                                                            \
+      return CUSOLVER_STATUS_INVALID_VALUE;                                                                            \
+    enqueue(h->stream, [=] {                                                                                           \
+      const int k = std::min(m, n);                                                                                    \
+      for (int b = 0; b < batch; ++b)                                                                                  \
+        jacobi_svd<T>(vectors, m, n, A + static_cast<int64_t>(b) * lda * n, lda, S + static_cast<int64_t>(b) * k,      \
+                      vectors ? U + static_cast<int64_t>(b) * ldu * m : U, ldu,                                        \
+                      vectors ? V + static_cast<int64_t>(b) * ldv * n : V, ldv, info + b);                             \
     });                                                                                                                \
     return CUSOLVER_STATUS_SUCCESS;                                                                                    \
   }
-TSR_EMU_SOLVER(float, S)
-TSR_EMU_SOLVER(double, D)
+TSR_EMU_SOLVER(float, float, S, orgqr, syevd, syevj)
+TSR_EMU_SOLVER(double, double, D, orgqr, syevd, syevj)
+TSR_EMU_SOLVER(cuComplex, float, C, ungqr, heevd, heevj)
+TSR_EMU_SOLVER(cuDoubleComplex, double, Z, ungqr, heevd, heevj)
 #undef TSR_EMU_SOLVER
