@@ -21,7 +21,8 @@
 //                nonzero 2^24 bool (half true), concat 8 x 2^21, var along
 //                the last axis of 4096^2, std 2^24, softmax of 4096^2
 //                composed (x - max, exp, / sum) against torch.softmax
-//   solve_8192, cholesky_8192, svd_2048, inv_32x10000
+//   solve_8192, cholesky_8192, svd_2048, inv_32x10000, eigh_32x10000,
+//   svd_32x10000 (float64, 1/s); matmul_c64 4096^3 complex64 TFLOP/s
 //                issue 20's factorisations in float64 against torch.linalg,
 //                calls/s: solve of an 8192^2 matrix (normal + n I) and
 //                one right-hand side, cholesky of X X^T + n I, the reduced
@@ -146,6 +147,24 @@ void linalg_workloads(const Runtime& rt, tsr_device gpu, bool quick) {
   {
     Tensor a = Tensor::randn(rt, {batch, 32, 32}, TSR_FLOAT64, gpu) + n_eye(32);
     rate("inv_32x10000", 1, [&] { Tensor x = made([&](tsr_tensor** o) { return tsr_linalg_inv(a.get(), o); }); });
+    // The batched Jacobi routines (syevjBatched, gesvdjBatched).
+    Tensor sym = a + a.transpose(-1, -2);
+    rate("eigh_32x10000", 1, [&] {
+      tsr_tensor *w = nullptr, *v = nullptr;
+      tessera::check(tsr_linalg_eigh(sym.get(), &w, &v));
+      Tensor tw(w), tv(v);
+    });
+    rate("svd_32x10000", 1, [&] {
+      tsr_tensor *u = nullptr, *s = nullptr, *vh = nullptr;
+      tessera::check(tsr_linalg_svd(a.get(), 0, &u, &s, &vh));
+      Tensor tu(u), ts(s), tv(vh);
+    });
+  }
+  {
+    // CGEMM: 8 real flops a complex multiply-add.
+    const int64_t n = quick ? 1024 : 4096;
+    Tensor a = Tensor::randn(rt, {n, n}, TSR_FLOAT32, gpu).to(TSR_COMPLEX64), b = Tensor::randn(rt, {n, n}, TSR_FLOAT32, gpu).to(TSR_COMPLEX64);
+    result("matmul_c64", 8.0 * n * n * n / time_op(rt, gpu, 10, [&] { Tensor c = a.matmul(b); }) / 1e12, "TFLOP/s");
   }
 }
 
