@@ -22,21 +22,17 @@ namespace tessera::backend {
 // Which dtypes each op has a kernel for: the dtypes its contract defines
 // (TSR_OP_TABLE's DTYPES column, tessera/ops.h), so the support matrix is
 // the table's. The in-tree backends implement every primitive for all of
-// them (with_complex: a backend may leave complex dtypes to the CPU
-// fallback); composites they do not implement natively are built by the
-// runtime.
-constexpr bool op_supports(int op, int dtype, bool with_complex = true) {
-  return tsr_op_takes_dtype(op, dtype) != 0 && (with_complex || !tsr_dtype_is_complex(dtype));
-}
+// them; composites they do not implement natively are built by the runtime.
+constexpr bool op_supports(int op, int dtype) { return tsr_op_takes_dtype(op, dtype) != 0; }
 
 using KernelList = std::vector<tsr_kernel_entry>;
 
 // Calls f(integral_constant<Op>, integral_constant<D>) for each Op in Ops and
 // each dtype D that op_supports, so unsupported pairs are never instantiated.
-template <bool WithComplex, int... Ops, class F> void for_each_supported(F&& f) {
+template <int... Ops, class F> void for_each_supported(F&& f) {
   auto one_op = [&]<int Op>(std::integral_constant<int, Op> op) {
     for_each_dtype([&]<int D>(std::integral_constant<int, D> dtype) {
-      if constexpr (op_supports(Op, D, WithComplex)) f(op, dtype);
+      if constexpr (op_supports(Op, D)) f(op, dtype);
     });
   };
   (one_op(std::integral_constant<int, Ops>{}), ...);

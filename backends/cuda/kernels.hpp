@@ -122,7 +122,7 @@ template <class K> tsr_status kernel_entry(void* ctx, const tsr_kernel_args* arg
 // Adds {Op, D, kernel_entry<K<Op, D>>} for each Op in Ops and each D that
 // op_supports; unsupported pairs are never instantiated.
 template <template <int, int> class K, int... Ops> void add_kernels(KernelList& list) {
-  backend::for_each_supported<true, Ops...>([&]<int Op, int D>(std::integral_constant<int, Op>, std::integral_constant<int, D>) {
+  backend::for_each_supported<Ops...>([&]<int Op, int D>(std::integral_constant<int, Op>, std::integral_constant<int, D>) {
     list.push_back(tsr_kernel_entry{Op, D, &kernel_entry<K<Op, D>>});
   });
 }

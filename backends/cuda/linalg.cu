@@ -561,15 +561,12 @@ template <int Op, int D> struct LinalgKernel {
         TSR_SOLVER_CHECK(ex, syevj_batched_size(h, jobz, in_, A, in_, W, &lwork, params.get(), ib));
         Workspace work = scratch(sizeof(T) * lwork);
         TSR_SOLVER_CHECK(ex, syevj_batched(h, jobz, in_, A, in_, W, static_cast<T*>(work.get()), lwork, info, params.get(), ib));
-        copy_same_dtype(ex, out, batch.vectors(W, kReal, n));
-        if (vectors) copy_same_dtype(ex, *a.more_outputs[0], batch.matrices(A, D, n, n));
-        store_info(info_out);
-        return;
+      } else {
+        TSR_SOLVER_CHECK(ex, syevd_size(h, jobz, in_, A, in_, W, &lwork));
+        Workspace work = scratch(sizeof(T) * lwork);
+        for (int64_t b = 0; b < count; ++b)
+          TSR_SOLVER_CHECK(ex, syevd(h, jobz, in_, A + b * n * n, in_, W + b * n, static_cast<T*>(work.get()), lwork, info + b));
       }
-      TSR_SOLVER_CHECK(ex, syevd_size(h, jobz, in_, A, in_, W, &lwork));
-      Workspace work = scratch(sizeof(T) * lwork);
-      for (int64_t b = 0; b < count; ++b)
-        TSR_SOLVER_CHECK(ex, syevd(h, jobz, in_, A + b * n * n, in_, W + b * n, static_cast<T*>(work.get()), lwork, info + b));
       copy_same_dtype(ex, out, batch.vectors(W, kReal, n));
       if (vectors) copy_same_dtype(ex, *a.more_outputs[0], batch.matrices(A, D, n, n));
       store_info(info_out);
