@@ -128,7 +128,14 @@ void finish(Request& r) {
 //     of two).
 // Every element's reduction happens in one fixed order and the result is
 // copied from there, so all ranks hold the same bits (the ops commute).
-constexpr int kStepTag = 0x7e55;
+// Several all_reduces may be in flight on one communicator, and ranks may
+// advance them in different orders (one polls them all, another waits for
+// the last first), so each one's messages carry its own tag: its number
+// among the communicator's all_reduces, the same on every rank since
+// collectives start in the same order everywhere. MPI guarantees tags up to
+// 32767, so the tags wrap: a tag is taken again only after 32768 more
+// all_reduces have started on the communicator.
+constexpr uint32_t kStepTags = 32768;
 constexpr size_t kDoublingMaxBytes = 64 * 1024;
 constexpr size_t kSegmentBytes = size_t{4} << 20;
 constexpr size_t kEagerBytes = 2048;
@@ -170,7 +177,7 @@ bool plan_all_reduce(Request& r, size_t count, size_t item) {
       s.reduce = true;
       r.steps.push_back(s);
     }
-    r.scratch.resize(count * item);
+    r.scratch.reserve(count * item);
     return true;
   }
   if (count < static_cast<size_t>(n)) return false;
@@ -205,7 +212,7 @@ bool plan_all_reduce(Request& r, size_t count, size_t item) {
         r.steps.push_back(part);
       }
     }
-  r.scratch.resize(largest * item);
+  r.scratch.reserve(largest * item);
   return true;
 }
 
@@ -233,12 +240,12 @@ void post_step(Request& r) {
   int rc = MPI_SUCCESS;
   for (size_t p = 0; p < recv_pieces && rc == MPI_SUCCESS; ++p) {
     const size_t from = s.recv_count * p / recv_pieces, to = s.recv_count * (p + 1) / recv_pieces;
-    rc = MPI_Irecv(recv_to + from * item, static_cast<int>(to - from), r.datatype, s.recv_peer, kStepTag,
+    rc = MPI_Irecv(recv_to + from * item, static_cast<int>(to - from), r.datatype, s.recv_peer, r.step_tag,
                    r.comm->internal, &r.requests[p]);
   }
   for (size_t p = 0; p < send_pieces && rc == MPI_SUCCESS; ++p) {
     const size_t from = s.send_count * p / send_pieces, to = s.send_count * (p + 1) / send_pieces;
-    rc = MPI_Isend(send_from + from * item, static_cast<int>(to - from), r.datatype, s.send_peer, kStepTag,
+    rc = MPI_Isend(send_from + from * item, static_cast<int>(to - from), r.datatype, s.send_peer, r.step_tag,
                    r.comm->internal, &r.requests[recv_pieces + p]);
   }
   if (rc != MPI_SUCCESS) fail(TSR_ERR_DEVICE, "mpi: " + who(*r.comm, r.collective) + ": " + mpi_error_text(rc));
@@ -349,6 +356,7 @@ void post(Request& r, const tsr_comm_args& a) {
         r.reduce_dtype = half_reduce ? TSR_FLOAT32 : dtype;
         r.reduce_op = dtype == TSR_BOOL ? (op == MPI_MAX ? TSR_REDUCE_MAX : TSR_REDUCE_MIN) : a.op;
         r.next_step = 0;
+        r.step_tag = static_cast<int>(c.step_sequence++ % kStepTags);
         post_step(r);
         break;
       }
@@ -394,6 +402,18 @@ void post(Request& r, const tsr_comm_args& a) {
   }
   if (rc != MPI_SUCCESS) fail(TSR_ERR_DEVICE, "mpi: " + at + ": " + mpi_error_text(rc));
 }
+
+// ---- Note [Reused requests] ---------------------------------------------------
+// A request owns what its operation needs beyond the caller's buffers: the
+// MPI requests, the rounds of Note [All-reduce over point to point], the
+// scratch a reducing round receives into, the float32 copies of halves. A
+// training loop runs the same collectives on the same communicator again
+// and again, so a request that completed goes back to its communicator
+// (Comm::spare, up to kSpareRequests of them) with that memory, and the
+// next start takes it: no allocation, no fresh pages to fault in, and the
+// scratch stays in cache. A request that failed or was abandoned is
+// deleted (its MPI requests may still be pending).
+constexpr size_t kSpareRequests = 4;
 
 std::string seconds_text(double s) {
   char buf[32];
@@ -468,14 +488,22 @@ tsr_status start(void* ctx, tsr_comm_handle comm, const tsr_comm_args* args, tsr
       fail(TSR_ERR_INVALID_ARGUMENT, c.name + ": start needs a comm, args and out");
     if (args->struct_size < TSR_STRUCT_SIZE(tsr_comm_args, timeout_s))
       fail(TSR_ERR_INVALID_ARGUMENT, c.name + ": tsr_comm_args too small");
-    auto r = std::make_unique<Request>();
-    r->comm = static_cast<Comm*>(comm);
+    World& w = world_state();
+    std::lock_guard lock(w.mutex);
+    Comm& owner = *static_cast<Comm*>(comm);
+    // Note [Reused requests]: a spare one when there is one.
+    std::unique_ptr<Request> r;
+    if (!owner.spare.empty()) {
+      r = std::move(owner.spare.back());
+      owner.spare.pop_back();
+    } else {
+      r = std::make_unique<Request>();
+    }
+    r->comm = &owner;
     r->collective = args->collective;
     r->timeout_s = args->timeout_s > 0 ? args->timeout_s : 300.0;
     r->deadline =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(r->timeout_s));
-    World& w = world_state();
-    std::lock_guard lock(w.mutex);
     if (w.broken.load())
       fail(TSR_ERR_DEVICE, "mpi: " + who(*r->comm, args->collective) +
                                ": the communicator is broken by an earlier failure: " + w.broken_reason);
@@ -504,9 +532,17 @@ void request_free(void*, tsr_comm_request request) {
   // MPI forbids freeing a pending collective's request: one that did not
   // complete (a timeout, or abandoned here) breaks the world, so that no
   // MPI call runs again and nothing writes into the freed buffers.
-  if (!r->completed || r->status != TSR_OK)
+  if (!r->completed || r->status != TSR_OK) {
     mark_broken("mpi: " + who(*r->comm, r->collective) + ": abandoned before it completed");
-  delete r;
+    delete r;
+    return;
+  }
+  // Note [Reused requests]: kept for the communicator's next operation.
+  std::unique_ptr<Request> keep(r);
+  Comm& owner = *keep->comm;
+  keep->reset();
+  std::lock_guard lock(world_state().mutex);
+  if (owner.spare.size() < kSpareRequests) owner.spare.push_back(std::move(keep));
 }
 
 }  // namespace tessera::mpi

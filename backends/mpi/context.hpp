@@ -41,16 +41,26 @@ struct World {
 };
 World& world_state();
 
-// One communicator: a duplicate of MPI_COMM_WORLD, or a split of one, with
-// MPI_ERRORS_RETURN so that a peer's failure is a status, not an abort.
-struct Comm {
-  MPI_Comm comm = MPI_COMM_NULL;
-  // A second duplicate for the point-to-point steps of Note [All-reduce
-  // over point to point], so they never match the user's send and recv.
-  MPI_Comm internal = MPI_COMM_NULL;
-  int rank = 0;
-  int size = 1;
+// Bytes that grow without being zeroed: an all_reduce's receive buffer,
+// overwritten by MPI before it is read (zeroing 512 KiB per call cost as
+// much as the reduction it feeds).
+class Scratch {
+ public:
+  char* reserve(size_t bytes) {
+    if (bytes > capacity_) {
+      data_.reset(new char[bytes]);  // default-initialised: not zeroed
+      capacity_ = bytes;
+    }
+    return data_.get();
+  }
+  char* data() const { return data_.get(); }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t capacity_ = 0;
 };
+
+struct Comm;
 
 // One round of Note [All-reduce over point to point]: send a range of the
 // result buffer to one peer, receive a range from another (into scratch to
@@ -83,11 +93,48 @@ struct Request {
   std::vector<Step> steps;
   size_t next_step = 0;
   char* buffer = nullptr;          // the result buffer the steps work in
-  std::vector<char> scratch;       // what a reducing step receives
+  Scratch scratch;                 // what a reducing step receives
   MPI_Datatype datatype = MPI_DATATYPE_NULL;
   int32_t reduce_dtype = 0;        // the dtype the steps reduce in (float32 for halves)
   int32_t reduce_op = 0;
+  int step_tag = 0;                // the tag of this operation's rounds
   int32_t peer = -1;               // send / recv: the other rank, for a timeout's message
+
+  // Back to a fresh request, keeping the buffers' memory (Comm::spare).
+  void reset() {
+    auto keep_requests = std::move(requests);
+    auto keep_steps = std::move(steps);
+    auto keep_in = std::move(staged_in), keep_out = std::move(staged_out);
+    Scratch keep_scratch = std::move(scratch);
+    *this = Request{};
+    requests = std::move(keep_requests);
+    requests.clear();
+    steps = std::move(keep_steps);
+    steps.clear();
+    staged_in = std::move(keep_in);
+    staged_in.clear();
+    staged_out = std::move(keep_out);
+    staged_out.clear();
+    scratch = std::move(keep_scratch);
+  }
+};
+
+// One communicator: a duplicate of MPI_COMM_WORLD, or a split of one, with
+// MPI_ERRORS_RETURN so that a peer's failure is a status, not an abort.
+struct Comm {
+  MPI_Comm comm = MPI_COMM_NULL;
+  // A second duplicate for the point-to-point steps of Note [All-reduce
+  // over point to point], so they never match the user's send and recv.
+  MPI_Comm internal = MPI_COMM_NULL;
+  int rank = 0;
+  int size = 1;
+  // All-reduces run over point to point so far: the next one's tag
+  // (Note [All-reduce over point to point]); guarded by the world's mutex.
+  uint32_t step_sequence = 0;
+  // Finished requests kept for the next operation on this communicator, so
+  // that a steady stream of collectives allocates nothing (Note [Reused
+  // requests]); guarded by the world's mutex.
+  std::vector<std::unique_ptr<Request>> spare;
 };
 
 struct Context {

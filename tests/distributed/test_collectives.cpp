@@ -11,6 +11,7 @@
 //   test_collectives CONFIG DEVICE [--mismatch | --exit-mid-collective | --hang | --large-float32-only]
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -278,6 +279,58 @@ void sweep(Env& e, bool device_subset, bool large_all) {
       }
 }
 
+// Several all_reduces in flight at once on one communicator, waited for in
+// reverse order, three times over with the sizes rotated: mpi.so keeps
+// finished requests with their buffers for reuse (Note [Reused requests]),
+// so a later, larger operation lands on a request whose scratch was sized
+// for a smaller one, and more are in flight than it keeps.
+void in_flight(Env& e) {
+  struct Case {
+    int32_t dtype;
+    int32_t op;
+    int64_t n;
+  };
+  // Recursive doubling (small), the ring (above 64 KiB), halves in float32.
+  std::vector<Case> cases = {{TSR_FLOAT32, TSR_REDUCE_SUM, 1},         {TSR_FLOAT32, TSR_REDUCE_SUM, 70001},
+                             {TSR_INT64, TSR_REDUCE_MAX, 1001},        {TSR_FLOAT16, TSR_REDUCE_SUM, 40000},
+                             {TSR_FLOAT64, TSR_REDUCE_MIN, 20000},     {TSR_INT32, TSR_REDUCE_PROD, 3},
+                             {TSR_FLOAT32, TSR_REDUCE_AVG, 1 << 18}};
+  for (int round = 0; round < 3; ++round) {
+    std::vector<tsr_tensor*> ts;
+    std::vector<tsr_work*> works;
+    for (const Case& c : cases) {
+      ts.push_back(make(e, c.dtype, c.n, false, [&](int64_t i) { return value(e.rank, i, c.dtype, c.op); }));
+      tsr_work* w = nullptr;
+      ok(tsr_all_reduce(e.comm, ts.back(), c.op, nullptr, &w), "all_reduce in flight");
+      works.push_back(w);
+    }
+    // Even ranks poll every operation in the order started before waiting,
+    // so their rounds advance in another order than the odd ranks': each
+    // operation's messages must still meet their own.
+    if (e.rank % 2 == 0)
+      for (int pass = 0; pass < 50; ++pass)
+        for (tsr_work* w : works) {
+          int32_t done = 0;
+          ok(tsr_work_test(w, &done), "work_test in flight");
+        }
+    for (size_t k = works.size(); k-- > 0;) {
+      ok(tsr_work_wait(works[k]), "work_wait in flight");
+      tsr_work_release(works[k]);
+    }
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const Case& c = cases[k];
+      char label[96];
+      std::snprintf(label, sizeof label, "in flight, round %d: %s %s n=%lld", round, tsr_dtype_get_name(c.dtype),
+                    tsr_reduce_op_name(c.op), static_cast<long long>(c.n));
+      // AVG is exact when the world is a power of two, else rounded once.
+      const double rtol = c.op == TSR_REDUCE_AVG && (e.size & (e.size - 1)) != 0 ? 1e-7 : 0.0;
+      expect_equal(read(ts[k]), [&](int64_t i) { return reduced(c.op, c.dtype, e.size, i); }, label, rtol);
+      tsr_tensor_release(ts[k]);
+    }
+    std::rotate(cases.begin(), cases.begin() + 1, cases.end());
+  }
+}
+
 void split_and_barrier(Env& e) {
   // Even and odd ranks; key reverses the order.
   tsr_comm* sub = nullptr;
@@ -405,6 +458,7 @@ int main(int argc, char** argv) {
   } else {
     const bool host = tsr_device_is_host_accessible(e.rt, e.device) != 0;
     sweep(e, !host, mode != "--large-float32-only");
+    in_flight(e);
     split_and_barrier(e);
   }
   tsr_comm_release(e.comm);
