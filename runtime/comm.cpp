@@ -79,6 +79,26 @@ bool readable(const tsr_comm& c, const tsr_tensor& t) {
          c.iface->can_access_device(c.ctx, type.type, type.name.c_str()) != 0;
 }
 
+// Note [Device memory handed to a communicator]
+//   A communicator that reads device memory where it lies (NCCL) queues
+//   its work on a stream of its own, which knows nothing of the device
+//   plugin's streams: the kernels that produced an input, or still read an
+//   output, may not have run yet. So before such an operation starts, the
+//   device plugin synchronises the tensor's device (as staging does before
+//   its copy). The other direction needs nothing: the operation has
+//   completed, as the host has seen, before wait or test returns it, and
+//   what the device plugin queues afterwards reads the result.
+void settle_device(const tsr_tensor& t) {
+  const DeviceType& type = *t.storage->device_type;
+  if (type.host_accessible(t.device.index)) return;
+  tsr_status st;
+  {
+    PluginCall call(type.plugin);
+    st = type.iface->synchronize(type.ctx, t.device.index);
+  }
+  if (st != TSR_OK) fail(st, "synchronising " + t.rt->registry.device_name(t.device) + " before a collective: " + plugin_message());
+}
+
 tsr_device host_device(const tsr_runtime& rt) {
   const DeviceType* cpu = rt.registry.device_type(TSR_DEVICE_CPU);
   if (cpu == nullptr || cpu->device_count == 0)
@@ -418,6 +438,9 @@ tsr_work* start_collective(tsr_comm& c, const CollectiveCall& call_in) {
     buffer_desc(*out, out_desc);
     args.output = &out_desc;
   }
+  // Note [Device memory handed to a communicator]
+  if (in) settle_device(*in);
+  if (out && out.get() != in.get()) settle_device(*out);
   // The work keeps the buffers, and the caller's tensors, alive.
   for (TensorRef* r : {&in, &out})
     if (*r) work->keep.push_back(*r);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "comm_plugin.hpp"
 #include "context.hpp"
 #include "tessera/half.h"
 
@@ -68,13 +69,6 @@ MPI_Op op_of(int32_t op, int32_t dtype) {
     case TSR_REDUCE_MAX: return MPI_MAX;
     default: fail(TSR_ERR_INVALID_ARGUMENT, "mpi: unknown reduce op " + std::to_string(op));
   }
-}
-
-int64_t numel(const tsr_tensor_desc* d) {
-  if (d == nullptr) return 0;
-  int64_t n = 1;
-  for (int32_t i = 0; i < d->ndim; ++i) n *= d->shape[i];
-  return n;
 }
 
 int count_of(int64_t n, const std::string& at) {
@@ -279,13 +273,6 @@ void finish_step(Request& r) {
             r.reduce_dtype, r.reduce_op);
 }
 
-void check_desc(const tsr_tensor_desc* d, const char* which, const std::string& at) {
-  if (d == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, at + ": the " + which + " descriptor is NULL");
-  if (d->struct_size < TSR_STRUCT_SIZE(tsr_tensor_desc, strides))
-    fail(TSR_ERR_INVALID_ARGUMENT, at + ": the " + which + " descriptor is too small");
-  if (d->dtype < 0 || d->dtype >= TSR_DTYPE_COUNT) fail(TSR_ERR_TYPE, at + ": unknown dtype " + std::to_string(d->dtype));
-}
-
 // Starts the MPI operation; fills r.requests.
 void post(Request& r, const tsr_comm_args& a) {
   Comm& c = *r.comm;
@@ -293,22 +280,8 @@ void post(Request& r, const tsr_comm_args& a) {
   const tsr_tensor_desc* in = a.input;
   const tsr_tensor_desc* out = a.output;
   const bool root = c.rank == a.root;
-  switch (a.collective) {
-    case TSR_COLL_ALL_REDUCE: case TSR_COLL_BROADCAST: case TSR_COLL_ALL_GATHER:
-    case TSR_COLL_REDUCE_SCATTER: case TSR_COLL_ALL_TO_ALL:
-      check_desc(out, "output", at);
-      if (a.collective != TSR_COLL_BROADCAST || root) check_desc(in, "input", at);
-      break;
-    case TSR_COLL_REDUCE:
-      check_desc(in, "input", at);
-      if (root) check_desc(out, "output", at);
-      break;
-    case TSR_COLL_SEND: check_desc(in, "input", at); break;
-    case TSR_COLL_RECV: check_desc(out, "output", at); break;
-    case TSR_COLL_BARRIER: break;
-    default: fail(TSR_ERR_UNSUPPORTED, "mpi: unknown collective " + std::to_string(a.collective));
-  }
-  const int32_t dtype = in ? in->dtype : out ? out->dtype : TSR_INT8;
+  const backend::CommOperands operands = backend::check_comm_operands(a, c.rank, c.size, "mpi: " + at);
+  const int32_t dtype = operands.dtype;
   MPI_Datatype dt = datatype_of(dtype);
   const bool half_reduce = reduces(a.collective) && is_half(dtype);
   MPI_Op op = MPI_SUM;
@@ -320,7 +293,7 @@ void post(Request& r, const tsr_comm_args& a) {
   }
   void* in_ptr = in ? in->data : nullptr;
   void* out_ptr = out ? out->data : nullptr;
-  const int64_t n_in = numel(in), n_out = numel(out);
+  const int64_t n_in = operands.n_in, n_out = operands.n_out;
   r.out = out_ptr;
   r.out_dtype = dtype;
   r.out_count = static_cast<size_t>(n_out);
@@ -375,20 +348,12 @@ void post(Request& r, const tsr_comm_args& a) {
       break;
     }
     case TSR_COLL_ALL_GATHER:
-      if (n_out != n_in * c.size)
-        fail(TSR_ERR_SHAPE, at + ": the output has " + std::to_string(n_out) + " elements, not " +
-                                std::to_string(c.size) + " x " + std::to_string(n_in));
       rc = MPI_Iallgather(in_ptr, count_of(n_in, at), dt, out_ptr, count_of(n_in, at), dt, c.comm, req);
       break;
     case TSR_COLL_REDUCE_SCATTER:
-      if (n_in != n_out * c.size)
-        fail(TSR_ERR_SHAPE, at + ": the input has " + std::to_string(n_in) + " elements, not " +
-                                std::to_string(c.size) + " x " + std::to_string(n_out));
       rc = MPI_Ireduce_scatter_block(in_ptr, out_ptr, count_of(n_out, at), dt, op, c.comm, req);
       break;
     case TSR_COLL_ALL_TO_ALL:
-      if (n_in != n_out || n_in % c.size != 0)
-        fail(TSR_ERR_SHAPE, at + ": input and output need equal element counts divisible by " + std::to_string(c.size));
       rc = MPI_Ialltoall(in_ptr, count_of(n_in / c.size, at), dt, out_ptr, count_of(n_in / c.size, at), dt, c.comm,
                          req);
       break;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi_startup.hpp"
 #include "plugin_error.hpp"
 #include "tessera/plugin.h"
 
@@ -148,7 +149,7 @@ struct Context {
 std::string who(const Comm& c, int32_t collective);
 const char* collective_name(int32_t collective);
 // MPI's text for an error code.
-std::string mpi_error_text(int code);
+using mpi_startup::mpi_error_text;
 // Marks the world broken (first reason wins).
 void mark_broken(const std::string& reason);
 

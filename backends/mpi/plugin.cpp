@@ -7,8 +7,9 @@
 #include <memory>
 #include <string>
 
+#include "comm_plugin.hpp"
 #include "context.hpp"
-#include "options_reader.hpp"
+#include "mpi_startup.hpp"
 #include "plugin_init.hpp"
 
 namespace tessera::mpi {
@@ -21,33 +22,13 @@ Context& ctx_of(void* ctx) { return *static_cast<Context*>(ctx); }
 
 void finalize_at_exit() {
   World& w = world_state();
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (finalized) return;
-  if (w.broken.load()) {
-    // MPI_Finalize would wait for the lost peer; the launcher reports the
-    // process as ending without finalising, which is what happened.
-    std::fprintf(stderr, "tessera: warning: mpi: MPI_Finalize skipped: %s\n", w.broken_reason.c_str());
-    return;
-  }
-  MPI_Finalize();
+  mpi_startup::finalize_unless_broken(w.broken.load(), w.broken_reason, "mpi");
 }
 
 // Initialises MPI once per process from the launch environment.
 void ensure_initialised(Context& c) {
   World& w = world_state();
-  std::lock_guard lock(w.mutex);
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (finalized)
-    fail(TSR_ERR_DEVICE, c.name + ": MPI was already finalised in this process; it cannot start again");
-  if (initialized) return;  // by the application, or by an earlier instance
-  int provided = 0;
-  const int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
-  if (rc != MPI_SUCCESS) fail(TSR_ERR_DEVICE, c.name + ": MPI_Init_thread failed: " + mpi_error_text(rc));
-  w.initialised_here = true;
-  std::atexit(&finalize_at_exit);
+  mpi_startup::ensure_initialised(w.mutex, w.initialised_here, c.name, &finalize_at_exit);
 }
 
 Comm* make_comm(MPI_Comm mc) {
@@ -87,7 +68,6 @@ tsr_status world(void* ctx, double timeout_s, tsr_comm_handle* out) {
     r.requests.resize(1);
     {
       std::lock_guard lock(w.mutex);
-      if (w.initialised_here) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
       const int rc = MPI_Comm_idup(MPI_COMM_WORLD, &dup, &r.requests[0]);
       if (rc != MPI_SUCCESS) fail(TSR_ERR_DEVICE, c.name + ": MPI_Comm_idup failed: " + mpi_error_text(rc));
     }
@@ -153,45 +133,19 @@ void release(void*, tsr_comm_handle comm) {
 
 int32_t can_access_device(void*, int32_t, const char*) { return 0; }  // host memory only
 
-void destroy(void* ctx) { delete static_cast<Context*>(ctx); }
-
 std::unique_ptr<Context> make_context(const tsr_plugin_init_args& args) {
-  auto c = std::make_unique<Context>();
-  c->host = args.host;
-  c->name = (args.struct_size >= TSR_STRUCT_SIZE(tsr_plugin_init_args, instance_name) && args.instance_name)
-                ? std::string("mpi \"") + args.instance_name + "\""
-                : std::string("mpi");
-  // No options yet: refuse any, so that a typo is not silently ignored.
-  backend::for_each_option("mpi", args.options_json, [&](const std::string& key, const std::string&) {
-    fail(TSR_ERR_CONFIG, "mpi: unknown option \"" + key + "\" (mpi.so takes none; the timeout is the config's "
-                                                          "\"comm_timeout_s\")");
-  });
-  tsr_comm_iface& m = c->comm;
-  m.struct_size = TSR_COMM_IFACE_STRUCT_SIZE;
-  m.name = "mpi";
-  m.can_access_device = &can_access_device;
-  m.world = &world;
-  m.rank = &rank;
-  m.size = &size;
-  m.split = &split;
-  m.release = &release;
-  m.start = &start;
-  m.wait = &wait;
-  m.test = &test;
-  m.request_free = &request_free;
-  tsr_plugin_api& a = c->api;
-  a.struct_size = TSR_PLUGIN_API_STRUCT_SIZE;
-  a.abi_version = TSR_ABI_VERSION;
-  a.device_type = TSR_DEVICE_UNDEFINED;
-  a.device_type_name = "";
-  a.plugin_name = "mpi";
-  a.plugin_version = kPluginVersion;
-  a.ctx = c.get();
-  a.device = nullptr;
-  a.kernels = nullptr;
-  a.destroy = &destroy;
-  a.comm = &c->comm;
-  return c;
+  tsr_comm_iface slots{};
+  slots.can_access_device = &can_access_device;
+  slots.world = &world;
+  slots.rank = &rank;
+  slots.size = &size;
+  slots.split = &split;
+  slots.release = &release;
+  slots.start = &start;
+  slots.wait = &wait;
+  slots.test = &test;
+  slots.request_free = &request_free;
+  return backend::make_comm_context<Context>(args, "mpi", kPluginVersion, slots);
 }
 
 }  // namespace
@@ -199,13 +153,6 @@ std::unique_ptr<Context> make_context(const tsr_plugin_init_args& args) {
 World& world_state() {
   static World w;
   return w;
-}
-
-std::string mpi_error_text(int code) {
-  char text[MPI_MAX_ERROR_STRING] = {0};
-  int len = 0;
-  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
-  return std::string(text, static_cast<size_t>(len));
 }
 
 void mark_broken(const std::string& reason) {

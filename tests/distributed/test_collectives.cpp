@@ -433,6 +433,10 @@ int main(int argc, char** argv) {
     std::vector<float> data(1024, 1.0f);
     tsr_tensor* t = nullptr;
     ok(tsr_from_host(e.rt, data.data(), 1, &n, TSR_FLOAT32, e.device, &t), "from_host");
+    // One that completes first, so that the failure falls in an operation
+    // rather than in a communicator's set-up (nccl.so makes its NCCL
+    // communicator on the first device operation).
+    ok(tsr_all_reduce(e.comm, t, TSR_REDUCE_SUM, nullptr, nullptr), "first all_reduce");
     if (e.rank == 1) {
       if (mode == "--hang") std::this_thread::sleep_for(std::chrono::seconds(60));
       std::fprintf(stderr, "rank 1: leaving in the middle of the all_reduce\n");

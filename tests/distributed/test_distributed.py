@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """mpi.python.np*: tessera.distributed under mpirun, against NumPy. Every rank
 builds every rank's seeded data, so each computes the expected result with
-NumPy itself. Run as: mpirun -np N python3 test_distributed.py CONFIG
-(a config with the cpu, the emulated cuda device and mpi.so)."""
+NumPy itself. Run as: mpirun -np N python3 test_distributed.py CONFIG [BACKEND]
+(a config with the cpu, the emulated cuda device and mpi.so; with BACKEND
+nccl, one that names nccl.so for the cuda device, which then moves the cpu
+tensors too)."""
 import os
 import sys
 
-os.environ["TESSERA_CONFIG"] = sys.argv[-1]
+BACKEND = sys.argv[2] if len(sys.argv) > 2 else "mpi"
+os.environ["TESSERA_CONFIG"] = sys.argv[1]
 
 import numpy as np  # noqa: E402
 
@@ -89,7 +92,7 @@ def collectives(dev, dtype, noncontiguous):
 
 
 def main():
-    dist.init_process_group(backend="mpi")
+    dist.init_process_group(backend=BACKEND)
     rank, n = dist.get_rank(), dist.get_world_size()
     assert dist.is_initialized() and 0 <= rank < n
     for dev in ("cpu", "cuda:0"):

@@ -23,11 +23,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -49,6 +51,7 @@ enum cudaError_t {
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
   cudaErrorInvalidResourceHandle = 400,
+  cudaErrorNotReady = 600,
   cudaErrorPeerAccessAlreadyEnabled = 704,
   cudaErrorLaunchFailure = 719,
 };
@@ -73,10 +76,14 @@ enum cudaMemcpyKind {
 // so reusing a pinned buffer before its copy is done corrupts the copy, as
 // it would on a GPU. Running work later than a GPU might is always allowed
 // by CUDA's rules, so code that is correct on a GPU is correct here.
+// An entry is a step that says whether it has finished: a kernel or a copy
+// always has; a stand-in for work that waits on others (a collective of
+// include/nccl.h) may not have yet. A wait runs it until it has;
+// cudaEventQuery stops at it and answers cudaErrorNotReady.
 struct CUstream_st {
   int device;
   std::mutex queue_mutex;                    // guards pending
-  std::vector<std::function<void()>> pending;
+  std::deque<std::function<bool()>> pending;
   std::mutex run_mutex;                      // one thread runs the queue at a time, in order
 };
 struct CUevent_st {
@@ -144,31 +151,84 @@ inline void drain(CUstream_st* s);
 // runs further ahead waits for room. Here it waits for the whole queue.
 inline constexpr size_t kQueueDepth = 1024;
 
-inline void enqueue(CUstream_st* s, std::function<void()> work) {
+// Queues a step that may not finish at its first run (Note [Emulated streams]).
+inline void enqueue_polled(CUstream_st* s, std::function<bool()> step) {
   s = stream_or_default(s);
   bool full = false;
   {
     std::lock_guard<std::mutex> lock(s->queue_mutex);
-    s->pending.push_back(std::move(work));
+    s->pending.push_back(std::move(step));
     full = s->pending.size() >= kQueueDepth;
   }
   if (full) drain(s);
 }
 
-// Runs what is queued on s, oldest first, until nothing is left.
-inline void drain(CUstream_st* s) {
+inline void enqueue(CUstream_st* s, std::function<void()> work) {
+  enqueue_polled(s, [work = std::move(work)] {
+    work();
+    return true;
+  });
+}
+
+inline bool run_queue(CUstream_st* s, bool block);
+
+// A GPU runs every stream at once: a step that waits for a peer (a send
+// waiting for its receive) must not wait for a query on its own stream.
+// So every wait and query also runs what the other streams can run now,
+// skipping a stream that another thread is running.
+inline void progress_others(CUstream_st* except) {
+  std::vector<CUstream_st*> all;
+  {
+    std::lock_guard<std::mutex> lock(streams().mutex);
+    all.assign(streams().all.begin(), streams().all.end());
+  }
+  for (CUstream_st* s : all) {
+    if (s == except) continue;
+    std::unique_lock<std::mutex> run(s->run_mutex, std::try_to_lock);
+    if (!run.owns_lock()) continue;
+    for (;;) {
+      std::function<bool()> step;
+      {
+        std::lock_guard<std::mutex> lock(s->queue_mutex);
+        if (s->pending.empty()) break;
+        step = std::move(s->pending.front());
+        s->pending.pop_front();
+      }
+      if (!step()) {
+        std::lock_guard<std::mutex> lock(s->queue_mutex);
+        s->pending.push_front(std::move(step));
+        break;
+      }
+    }
+  }
+}
+
+// Runs what is queued on s, oldest first, until nothing is left (block) or
+// a step has not finished yet (!block: false, the step stays first).
+inline bool run_queue(CUstream_st* s, bool block) {
   s = stream_or_default(s);
   std::lock_guard<std::mutex> run(s->run_mutex);
   for (;;) {
-    std::vector<std::function<void()>> batch;
+    std::function<bool()> step;
     {
       std::lock_guard<std::mutex> lock(s->queue_mutex);
-      batch.swap(s->pending);
+      if (s->pending.empty()) return true;
+      step = std::move(s->pending.front());
+      s->pending.pop_front();
     }
-    if (batch.empty()) return;
-    for (auto& work : batch) work();
+    while (!step()) {
+      if (!block) {
+        std::lock_guard<std::mutex> lock(s->queue_mutex);
+        s->pending.push_front(std::move(step));
+        return false;
+      }
+      progress_others(s);
+      std::this_thread::yield();
+    }
   }
 }
+
+inline void drain(CUstream_st* s) { run_queue(s, true); }
 
 inline void drain_all() {
   std::vector<CUstream_st*> all;
@@ -216,6 +276,7 @@ inline const char* cudaGetErrorName(cudaError_t e) {
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
     case cudaErrorPeerAccessAlreadyEnabled: return "cudaErrorPeerAccessAlreadyEnabled";
+    case cudaErrorNotReady: return "cudaErrorNotReady";
     case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
   }
@@ -288,6 +349,35 @@ inline cudaError_t cudaFree(void* ptr) {
   m.used[it->second.first] -= it->second.second;
   m.blocks.erase(it);
   std::free(ptr);
+  return cudaSuccess;
+}
+enum cudaMemoryType {
+  cudaMemoryTypeUnregistered = 0,
+  cudaMemoryTypeHost = 1,
+  cudaMemoryTypeDevice = 2,
+  cudaMemoryTypeManaged = 3,
+};
+struct cudaPointerAttributes {
+  cudaMemoryType type;
+  int device;
+  void* devicePointer;
+  void* hostPointer;
+};
+// Device memory of this emulator instance (each library built over it has
+// its own); any other pointer is unregistered host memory, as CUDA 11+
+// answers for pageable memory.
+inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attr, const void* ptr) {
+  auto& m = tessera_cuda_emu::memory();
+  *attr = cudaPointerAttributes{cudaMemoryTypeUnregistered, -1, nullptr, nullptr};
+  std::lock_guard<std::mutex> lock(m.mutex);
+  const char* p = static_cast<const char*>(ptr);
+  for (const auto& [base, block] : m.blocks) {
+    const char* b = static_cast<const char*>(base);
+    if (p >= b && p < b + block.second) {
+      *attr = cudaPointerAttributes{cudaMemoryTypeDevice, block.first, const_cast<void*>(ptr), nullptr};
+      break;
+    }
+  }
   return cudaSuccess;
 }
 inline cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
@@ -410,6 +500,14 @@ inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 // work too, which a GPU may have finished as well).
 inline cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (event->stream != nullptr) tessera_cuda_emu::drain(event->stream);
+  return tessera_cuda_emu::waited();
+}
+// Never waits: runs what the event's stream can run now (Note [Emulated
+// streams]); cudaErrorNotReady while a step has not finished, which, as in
+// CUDA, is not an error a later call reports.
+inline cudaError_t cudaEventQuery(cudaEvent_t event) {
+  tessera_cuda_emu::progress_others(event->stream);
+  if (event->stream != nullptr && !tessera_cuda_emu::run_queue(event->stream, false)) return cudaErrorNotReady;
   return tessera_cuda_emu::waited();
 }
 inline cudaError_t cudaEventDestroy(cudaEvent_t event) {
