@@ -118,12 +118,27 @@ tsr_status split(void* ctx, tsr_comm_handle comm, int32_t color, int32_t key, do
   });
 }
 
+// A non-blocking communicator is finalised (its issued work flushed, its
+// peers quiescent) before it is destroyed; release must not block for
+// long, so one that does not get there within kFinalizeSeconds, like a
+// broken or unfinished one, is aborted instead.
+constexpr double kFinalizeSeconds = 10;
+
 void release_engine(Engine& e, bool broken) {
   if (e.nccl != nullptr) {
-    if (broken || !e.ready())
-      ncclCommAbort(e.nccl);
-    else
+    bool finalized = false;
+    if (!broken && e.ready() && ncclCommFinalize(e.nccl) != ncclSystemError) {
+      ncclResult_t state = ncclInProgress;
+      poll_until(deadline_after(kFinalizeSeconds), [&] {
+        if (ncclCommGetAsyncError(e.nccl, &state) != ncclSuccess) state = ncclInternalError;
+        return state != ncclInProgress;
+      });
+      finalized = state == ncclSuccess;
+    }
+    if (finalized)
       ncclCommDestroy(e.nccl);
+    else
+      ncclCommAbort(e.nccl);
     e.nccl = nullptr;
   }
   if (e.stream != nullptr) cudaStreamDestroy(e.stream);
