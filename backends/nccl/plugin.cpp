@@ -368,11 +368,8 @@ Request::~Request() {
     auto& d = engine->deferred;
     d.erase(std::remove(d.begin(), d.end(), this), d.end());
   }
-  if (barrier != MPI_REQUEST_NULL) {
-    // Abandoned (a timeout): MPI forbids freeing it while pending; the
-    // world is broken already, so nothing runs MPI again.
-    barrier = MPI_REQUEST_NULL;
-  }
+  // A pending barrier's MPI request is left as it is: MPI forbids freeing
+  // it, and its world is broken already, so nothing runs MPI again.
   if (done != nullptr) {
     if (comm != nullptr && completed && status == TSR_OK)
       comm->spare_events.push_back(done);
