@@ -100,15 +100,22 @@ inline void init_comm_only_api(tsr_plugin_api& a, const char* plugin_name, const
   a.comm = comm;
 }
 
-// The context of a communicator-only plugin: Ctx has `api`, `comm`, `host`
-// and `name`. Its name for messages is the plugin's, with the config's
-// instance name when there is one; it takes no options (an unknown one is
-// an error, so that a typo is not silently ignored); `slots` holds the
-// communicator's functions.
-template <class Ctx>
-std::unique_ptr<Ctx> make_comm_context(const tsr_plugin_init_args& args, const char* plugin, const char* version,
-                                       const tsr_comm_iface& slots) {
-  auto c = std::make_unique<Ctx>();
+// The context of a communicator-only plugin (the `ctx` of its slots).
+struct CommContext {
+  tsr_plugin_api api{};
+  tsr_comm_iface comm{};
+  const tsr_host_api* host = nullptr;  // the runtime's, for error messages
+  std::string name;                    // the instance name, for messages
+};
+inline CommContext& comm_context_of(void* ctx) { return *static_cast<CommContext*>(ctx); }
+
+// Makes the context: its name for messages is the plugin's, with the
+// config's instance name when there is one; it takes no options (an
+// unknown one is an error, so that a typo is not silently ignored); `slots`
+// holds the communicator's functions.
+inline std::unique_ptr<CommContext> make_comm_context(const tsr_plugin_init_args& args, const char* plugin,
+                                                      const char* version, const tsr_comm_iface& slots) {
+  auto c = std::make_unique<CommContext>();
   c->host = args.host;
   c->name = (args.struct_size >= TSR_STRUCT_SIZE(tsr_plugin_init_args, instance_name) && args.instance_name)
                 ? std::string(plugin) + " \"" + args.instance_name + "\""
@@ -120,8 +127,18 @@ std::unique_ptr<Ctx> make_comm_context(const tsr_plugin_init_args& args, const c
   c->comm = slots;
   c->comm.struct_size = TSR_COMM_IFACE_STRUCT_SIZE;
   c->comm.name = plugin;
-  init_comm_only_api(c->api, plugin, version, c.get(), [](void* ctx) { delete static_cast<Ctx*>(ctx); }, &c->comm);
+  init_comm_only_api(c->api, plugin, version, c.get(), [](void* ctx) { delete static_cast<CommContext*>(ctx); },
+                     &c->comm);
   return c;
+}
+
+// The checks at the top of every plugin's `start` slot.
+inline void check_start_args(const CommContext& c, tsr_comm_handle comm, const tsr_comm_args* args,
+                             const tsr_comm_request* out) {
+  if (comm == nullptr || args == nullptr || out == nullptr)
+    fail(TSR_ERR_INVALID_ARGUMENT, c.name + ": start needs a comm, args and out");
+  if (args->struct_size < TSR_STRUCT_SIZE(tsr_comm_args, timeout_s))
+    fail(TSR_ERR_INVALID_ARGUMENT, c.name + ": tsr_comm_args too small");
 }
 
 }  // namespace tessera::backend

@@ -28,7 +28,6 @@ std::string who(const Comm& c, int32_t collective) {
 
 namespace {
 
-Context& ctx_of(void* ctx) { return *static_cast<Context*>(ctx); }
 
 bool reduces(int32_t collective) {
   return collective == TSR_COLL_ALL_REDUCE || collective == TSR_COLL_REDUCE || collective == TSR_COLL_REDUCE_SCATTER;
@@ -447,12 +446,9 @@ tsr_status poll_until(Context& ctx, Request& r, bool block) {
 }
 
 tsr_status start(void* ctx, tsr_comm_handle comm, const tsr_comm_args* args, tsr_comm_request* out) {
-  Context& c = ctx_of(ctx);
+  Context& c = backend::comm_context_of(ctx);
   return guarded(c.host, "mpi", [&] {
-    if (comm == nullptr || args == nullptr || out == nullptr)
-      fail(TSR_ERR_INVALID_ARGUMENT, c.name + ": start needs a comm, args and out");
-    if (args->struct_size < TSR_STRUCT_SIZE(tsr_comm_args, timeout_s))
-      fail(TSR_ERR_INVALID_ARGUMENT, c.name + ": tsr_comm_args too small");
+    backend::check_start_args(c, comm, args, out);
     World& w = world_state();
     std::lock_guard lock(w.mutex);
     Comm& owner = *static_cast<Comm*>(comm);
@@ -479,12 +475,12 @@ tsr_status start(void* ctx, tsr_comm_handle comm, const tsr_comm_args* args, tsr
 }
 
 tsr_status wait(void* ctx, tsr_comm_request request) {
-  Context& c = ctx_of(ctx);
+  Context& c = backend::comm_context_of(ctx);
   return poll_until(c, *static_cast<Request*>(request), true);
 }
 
 tsr_status test(void* ctx, tsr_comm_request request, int32_t* done) {
-  Context& c = ctx_of(ctx);
+  Context& c = backend::comm_context_of(ctx);
   Request& r = *static_cast<Request*>(request);
   const tsr_status st = poll_until(c, r, false);
   if (done != nullptr) *done = r.completed ? 1 : 0;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "comm_plugin.hpp"
 #include "mpi_startup.hpp"
 #include "plugin_error.hpp"
 #include "tessera/plugin.h"
@@ -24,9 +25,9 @@ using Clock = std::chrono::steady_clock;
 // Note [MPI is one per process]
 //   MPI is initialised once per process and cannot start again after
 //   MPI_Finalize, so its state is process-wide, unlike every other
-//   plugin's: `g_world` below is the one mutable global of mpi.so. It is
-//   initialised (MPI_Init_thread, MPI_THREAD_MULTIPLE asked, whatever is
-//   provided accepted, every MPI call serialised by `mutex`) on the first
+//   plugin's: the World of world_state() is mpi.so's one mutable global.
+//   It is initialised (MPI_Init_thread, MPI_THREAD_MULTIPLE asked, whatever
+//   is provided accepted, every MPI call serialised by `mutex`) on the first
 //   world() of any instance, from the launch environment (mpirun, srun, or
 //   a singleton world of one). When mpi.so initialised MPI it finalises it
 //   at exit (atexit; the library is -z nodelete, so the handler stays
@@ -34,12 +35,7 @@ using Clock = std::chrono::steady_clock;
 //   MPI_Finalize could wait forever for the lost rank, so it is skipped
 //   and the launcher reports the process as ending without finalising. A
 //   world the application initialised itself is never finalised here.
-struct World {
-  std::recursive_mutex mutex;       // every MPI call, and what follows
-  bool initialised_here = false;
-  std::atomic<bool> broken{false};  // a timeout or a lost peer: fail fast, skip finalize
-  std::string broken_reason;        // guarded by mutex
-};
+using World = mpi_startup::World;
 World& world_state();
 
 // Bytes that grow without being zeroed: an all_reduce's receive buffer,
@@ -138,12 +134,7 @@ struct Comm {
   std::vector<std::unique_ptr<Request>> spare;
 };
 
-struct Context {
-  tsr_plugin_api api{};
-  tsr_comm_iface comm{};
-  const tsr_host_api* host = nullptr;
-  std::string name;  // the instance name, for messages
-};
+using Context = backend::CommContext;
 
 // "all_reduce on rank 1 of 4".
 std::string who(const Comm& c, int32_t collective);
@@ -151,7 +142,7 @@ const char* collective_name(int32_t collective);
 // MPI's text for an error code.
 using mpi_startup::mpi_error_text;
 // Marks the world broken (first reason wins).
-void mark_broken(const std::string& reason);
+inline void mark_broken(const std::string& reason) { world_state().mark_broken(reason); }
 
 // The collective slots (collectives.cpp).
 tsr_status start(void* ctx, tsr_comm_handle comm, const tsr_comm_args* args, tsr_comm_request* out);

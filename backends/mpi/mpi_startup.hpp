@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -15,6 +16,21 @@
 #include "plugin_error.hpp"
 
 namespace tessera::mpi_startup {
+
+// A plugin's process-wide MPI state (Note [MPI is one per process]): one
+// per plugin library, returned by its world_state().
+struct World {
+  std::recursive_mutex mutex;       // every MPI call (and NCCL's, in nccl.so), and what follows
+  bool initialised_here = false;    // MPI_Init_thread was called by this plugin
+  std::atomic<bool> broken{false};  // a timeout or a lost peer: fail fast, skip MPI_Finalize
+  std::string broken_reason;        // guarded by mutex
+
+  // Marks the world broken; the first reason is the one kept.
+  void mark_broken(const std::string& reason) {
+    std::lock_guard lock(mutex);
+    if (!broken.exchange(true)) broken_reason = reason;
+  }
+};
 
 inline std::string mpi_error_text(int code) {
   char text[MPI_MAX_ERROR_STRING] = {0};

@@ -18,7 +18,6 @@ namespace {
 
 constexpr const char* kPluginVersion = "0.1.0";
 
-Context& ctx_of(void* ctx) { return *static_cast<Context*>(ctx); }
 
 void finalize_at_exit() {
   World& w = world_state();
@@ -44,7 +43,7 @@ Comm* make_comm(MPI_Comm mc) {
 }
 
 tsr_status world(void* ctx, double timeout_s, tsr_comm_handle* out) {
-  Context& c = ctx_of(ctx);
+  Context& c = backend::comm_context_of(ctx);
   return guarded(c.host, "mpi", [&] {
     if (out == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, c.name + ": world needs an out pointer");
     ensure_initialised(c);
@@ -83,7 +82,7 @@ int32_t size(void*, tsr_comm_handle comm) { return static_cast<Comm*>(comm)->siz
 
 tsr_status split(void* ctx, tsr_comm_handle comm, int32_t color, int32_t key, double timeout_s,
                  tsr_comm_handle* out) {
-  Context& c = ctx_of(ctx);
+  Context& c = backend::comm_context_of(ctx);
   return guarded(c.host, "mpi", [&] {
     if (comm == nullptr || out == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, c.name + ": split needs a comm and out");
     Comm& parent = *static_cast<Comm*>(comm);
@@ -145,7 +144,7 @@ std::unique_ptr<Context> make_context(const tsr_plugin_init_args& args) {
   slots.wait = &wait;
   slots.test = &test;
   slots.request_free = &request_free;
-  return backend::make_comm_context<Context>(args, "mpi", kPluginVersion, slots);
+  return backend::make_comm_context(args, "mpi", kPluginVersion, slots);
 }
 
 }  // namespace
@@ -153,12 +152,6 @@ std::unique_ptr<Context> make_context(const tsr_plugin_init_args& args) {
 World& world_state() {
   static World w;
   return w;
-}
-
-void mark_broken(const std::string& reason) {
-  World& w = world_state();
-  std::lock_guard lock(w.mutex);
-  if (!w.broken.exchange(true)) w.broken_reason = reason;
 }
 
 }  // namespace tessera::mpi

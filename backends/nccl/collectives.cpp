@@ -17,7 +17,6 @@ namespace tessera::nccl {
 
 namespace {
 
-Context& ctx_of(void* ctx) { return *static_cast<Context*>(ctx); }
 
 bool reduces(int32_t collective) {
   return collective == TSR_COLL_ALL_REDUCE || collective == TSR_COLL_REDUCE || collective == TSR_COLL_REDUCE_SCATTER;
@@ -370,12 +369,9 @@ bool look(Context& ctx, Request& r) {
 }  // namespace
 
 tsr_status start(void* ctx, tsr_comm_handle comm, const tsr_comm_args* args, tsr_comm_request* out) {
-  Context& c = ctx_of(ctx);
+  Context& c = backend::comm_context_of(ctx);
   return guarded(c.host, "nccl", [&] {
-    if (comm == nullptr || args == nullptr || out == nullptr)
-      fail(TSR_ERR_INVALID_ARGUMENT, c.name + ": start needs a comm, args and out");
-    if (args->struct_size < TSR_STRUCT_SIZE(tsr_comm_args, timeout_s))
-      fail(TSR_ERR_INVALID_ARGUMENT, c.name + ": tsr_comm_args too small");
+    backend::check_start_args(c, comm, args, out);
     World& w = world_state();
     std::lock_guard lock(w.mutex);
     auto r = std::make_unique<Request>();
@@ -393,7 +389,7 @@ tsr_status start(void* ctx, tsr_comm_handle comm, const tsr_comm_args* args, tsr
 }
 
 tsr_status wait(void* ctx, tsr_comm_request request) {
-  Context& c = ctx_of(ctx);
+  Context& c = backend::comm_context_of(ctx);
   Request& r = *static_cast<Request*>(request);
   poll_until(Clock::time_point::max(), [&] { return look(c, r); });
   if (r.status != TSR_OK) backend::report_error(c.host, r.status, r.message.c_str());
@@ -401,7 +397,7 @@ tsr_status wait(void* ctx, tsr_comm_request request) {
 }
 
 tsr_status test(void* ctx, tsr_comm_request request, int32_t* done) {
-  Context& c = ctx_of(ctx);
+  Context& c = backend::comm_context_of(ctx);
   Request& r = *static_cast<Request*>(request);
   const bool finished = look(c, r);
   if (done != nullptr) *done = finished ? 1 : 0;

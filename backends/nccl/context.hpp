@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "comm_plugin.hpp"
 #include "mpi_startup.hpp"
 #include "plugin_error.hpp"
 #include "tessera/plugin.h"
@@ -45,12 +46,7 @@ using Clock = std::chrono::steady_clock;
 //   too. Every rank reaches that first operation at the same point, since
 //   collectives start in one order everywhere. A later operation on memory
 //   of another device is refused, naming both devices.
-struct World {
-  std::recursive_mutex mutex;       // every MPI and NCCL call, and what follows
-  bool initialised_mpi_here = false;
-  std::atomic<bool> broken{false};  // a timeout or a lost peer: fail fast, skip MPI_Finalize
-  std::string broken_reason;        // guarded by mutex
-};
+using World = mpi_startup::World;
 World& world_state();
 
 struct Comm;
@@ -121,19 +117,14 @@ struct Comm {
   std::vector<cudaEvent_t> spare_events;        // finished requests' events, reused
 };
 
-struct Context {
-  tsr_plugin_api api{};
-  tsr_comm_iface comm{};
-  const tsr_host_api* host = nullptr;
-  std::string name;  // the instance name, for messages
-};
+using Context = backend::CommContext;
 
 // "all_reduce on rank 1 of 4".
 std::string who(const Comm& c, int32_t collective);
 using mpi_startup::mpi_error_text;
 std::string nccl_error_text(ncclResult_t r);
 // Marks the world broken (first reason wins).
-void mark_broken(const std::string& reason);
+inline void mark_broken(const std::string& reason) { world_state().mark_broken(reason); }
 // Polls `done()` (true: finished) until the deadline; false: timed out.
 // Busy at first (a small operation completes in microseconds), then
 // yielding the core (ranks may outnumber cores).

@@ -20,7 +20,6 @@ namespace {
 
 constexpr const char* kPluginVersion = "0.1.0";
 
-Context& ctx_of(void* ctx) { return *static_cast<Context*>(ctx); }
 
 void finalize_at_exit() {
   World& w = world_state();
@@ -31,7 +30,7 @@ void finalize_at_exit() {
 // application or mpi.so did (Note [NCCL's bootstrap and its device]).
 void ensure_mpi(const Context& c) {
   World& w = world_state();
-  mpi_startup::ensure_initialised(w.mutex, w.initialised_mpi_here, c.name, &finalize_at_exit);
+  mpi_startup::ensure_initialised(w.mutex, w.initialised_here, c.name, &finalize_at_exit);
 }
 
 // Polls one MPI request to the deadline; false: timed out.
@@ -56,7 +55,7 @@ Comm* make_comm(MPI_Comm mc) {
 }
 
 tsr_status world(void* ctx, double timeout_s, tsr_comm_handle* out) {
-  Context& c = ctx_of(ctx);
+  Context& c = backend::comm_context_of(ctx);
   return guarded(c.host, "nccl", [&] {
     if (out == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, c.name + ": world needs an out pointer");
     ensure_mpi(c);
@@ -89,7 +88,7 @@ int32_t size(void*, tsr_comm_handle comm) { return static_cast<Comm*>(comm)->siz
 // NCCL communicator is made by its own first device operation.
 tsr_status split(void* ctx, tsr_comm_handle comm, int32_t color, int32_t key, double timeout_s,
                  tsr_comm_handle* out) {
-  Context& c = ctx_of(ctx);
+  Context& c = backend::comm_context_of(ctx);
   return guarded(c.host, "nccl", [&] {
     if (comm == nullptr || out == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, c.name + ": split needs a comm and out");
     Comm& parent = *static_cast<Comm*>(comm);
@@ -181,7 +180,7 @@ std::unique_ptr<Context> make_context(const tsr_plugin_init_args& args) {
   slots.wait = &wait;
   slots.test = &test;
   slots.request_free = &request_free;
-  return backend::make_comm_context<Context>(args, "nccl", kPluginVersion, slots);
+  return backend::make_comm_context(args, "nccl", kPluginVersion, slots);
 }
 
 }  // namespace
@@ -205,12 +204,6 @@ std::string nccl_error_text(ncclResult_t r) {
   const char* last = ncclGetLastError(nullptr);
   if (last != nullptr && *last != '\0') text += std::string(" (") + last + ")";
   return text;
-}
-
-void mark_broken(const std::string& reason) {
-  World& w = world_state();
-  std::lock_guard lock(w.mutex);
-  if (!w.broken.exchange(true)) w.broken_reason = reason;
 }
 
 // ---- Note [Send and recv lanes] ----------------------------------------------
