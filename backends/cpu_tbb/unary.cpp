@@ -6,6 +6,7 @@
 #include "elementwise.hpp"
 #include "kernels.hpp"
 #include "cloned_loops.hpp"
+#include "complex_ops.hpp"
 #include "vector_math.hpp"
 
 namespace tessera::cpu_tbb {
@@ -42,7 +43,8 @@ template <int Op, class C> auto apply(C a) {
     }
   } else {
     static_assert(Op == TSR_OP_TANH);
-    return std::tanh(a);
+    if constexpr (is_complex_type_v<C>) return complex_tanh(a);  // the standard's special cases
+    else return std::tanh(a);
   }
 }
 

@@ -7,29 +7,25 @@
 
 #include <type_traits>
 
+#include "complex_ops.hpp"
 #include "dtypes.cuh"
 #include "tessera/ops.h"
 
 namespace tessera::cuda {
 
-// sqrt, with C99's csqrt(+-0 +- 0i) = +0 +- 0i (libcu++'s float form keeps
-// the real part's -0).
-template <class T> TSR_HD complex_t<T> complex_sqrt(complex_t<T> z) {
-  if (z.real() == T(0) && z.imag() == T(0)) return {T(0), z.imag()};
-  return cx::sqrt(z);
-}
-
-// The complex forms: ABS gives |z| (hypot), a real value (Note [Complex dtypes]).
+// The complex forms: ABS gives |z| (hypot), a real value (Note [Complex
+// dtypes]); the functions are thrust's (Note [Complex functions on the GPU]).
 template <int Op, class C> TSR_HD auto apply_complex_unary(C a) {
+  using backend::complex_exp;
   if constexpr (Op == TSR_OP_NEG) return -a;
   else if constexpr (Op == TSR_OP_ABS) return cx::abs(a);
-  else if constexpr (Op == TSR_OP_EXP) return cx::exp(a);
-  else if constexpr (Op == TSR_OP_LOG) return cx::log(a);
-  else if constexpr (Op == TSR_OP_SQRT) return complex_sqrt(a);
-  else if constexpr (Op == TSR_OP_SIGMOID) return C(1) / (C(1) + cx::exp(-a));
+  else if constexpr (Op == TSR_OP_EXP) return complex_exp(a);
+  else if constexpr (Op == TSR_OP_LOG) return backend::complex_log(a);
+  else if constexpr (Op == TSR_OP_SQRT) return backend::complex_sqrt(a);
+  else if constexpr (Op == TSR_OP_SIGMOID) return C(1) / (C(1) + complex_exp(-a));
   else {
     static_assert(Op == TSR_OP_TANH);
-    return cx::tanh(a);
+    return backend::complex_tanh(a);
   }
 }
 
