@@ -353,3 +353,74 @@ def test_tensor_array_namespace_takes_tensors():
     same(ns.matmul(t, t.T), a @ a.T)
     with pytest.raises(TypeError):  # promotion stays strict: float32 with int64 is not defined
         ns.add(t, tessera.from_numpy(np.arange(4)).to(t.device))
+
+
+# What the consortium's suite (at its 2026 head, with 2022.12) found missing,
+# and the later standard's additions libraries reach for.
+def test_newaxis_conj_of_real_and_expand_dims_positional():
+    a = np.arange(6.0).reshape(2, 3)
+    x = xp.asarray(a)
+    assert xp.newaxis is None
+    same(x[xp.newaxis, :, xp.newaxis], a[None, :, None])
+    for name in ["uint8", "int32", "float32", "bool"]:
+        if name == "bool":
+            with pytest.raises(TypeError):
+                xp.conj(xp.asarray([True]))
+            continue
+        v = xp.asarray([1, 2, 3], dtype=getattr(xp, name))
+        same(xp.conj(v), np.conj(np.asarray([1, 2, 3], dtype=name)))
+    same(xp.expand_dims(x, 1), np.expand_dims(a, 1))  # axis by position (the amended 2022.12 stub)
+
+
+@pytest.mark.parametrize("value", [0, 3, True])
+def test_nonzero_of_a_zero_dimensional_array_raises(value):
+    with pytest.raises(ValueError, match="zero-dimensional"):
+        xp.nonzero(xp.asarray(value))
+
+
+@pytest.mark.parametrize("k", [2 ** 64, -(2 ** 64), 2 ** 63, 5, -5, 2])
+def test_diagonal_offsets_and_shifts_beyond_int64(k):
+    """Python ints of any size keep their meaning (ctypes' int64 would wrap
+    2**64 to 0): eye and the triangles clamp them, roll takes them modulo."""
+    same(xp.eye(3, 4, k=k), np.eye(3, 4, k=k))
+    a = np.arange(1.0, 13.0).reshape(3, 4)
+    want = np.tril(a, k) if abs(k) < 2 ** 62 else (a if k > 0 else np.zeros_like(a))
+    same(xp.tril(xp.asarray(a), k=k), want)
+    want = np.triu(a, k) if abs(k) < 2 ** 62 else (np.zeros_like(a) if k > 0 else a)
+    same(xp.triu(xp.asarray(a), k=k), want)
+    same(xp.roll(xp.asarray(a), k + 1), np.roll(a, (k + 1) % a.size))
+    same(xp.roll(xp.asarray(a), (k, -k), axis=(0, 1)), np.roll(a, (k % 3, -k % 4), axis=(0, 1)))
+
+
+def test_namespace_info():
+    info = xp.__array_namespace_info__()
+    assert info.capabilities() == {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": 16}
+    assert info.default_device() in info.devices()
+    assert info.default_dtypes() == {"real floating": xp.float64, "complex floating": xp.complex128,
+                                     "integral": xp.int64, "indexing": xp.int64}
+    assert list(info.dtypes()) == DTYPES + ["complex64", "complex128"]
+    assert list(info.dtypes(kind="signed integer")) == ["int8", "int16", "int32", "int64"]
+    assert list(info.dtypes(kind=("bool", "real floating"))) == ["bool", "float32", "float64"]
+    with pytest.raises(ValueError, match="unknown kind"):
+        info.dtypes(kind="integer")
+
+
+def test_dlpack_keywords_and_bool():
+    a = np.arange(4.0)
+    x = xp.asarray(a)
+    assert np.array_equal(np.from_dlpack(x), a)
+    b = xp.asarray([True, False])
+    with pytest.raises(BufferError, match="Bool"):
+        b.__dlpack__()  # DLPack 0.x has no bool (the standard's BufferError)
+    with pytest.raises(TypeError):
+        x.__dlpack__(max_version=(1, 0))  # a DLPack 1.x consumer then asks again without it
+    c = xp.from_dlpack(x, copy=True)
+    c[0] = 7.0
+    assert float(x[0]) == 0.0
+    s = xp.from_dlpack(x, copy=False)
+    s[1] = 9.0
+    assert float(x[1]) == 9.0
+    same(xp.from_dlpack(x.__dlpack__(copy=True)), np.asarray(x))
+    same(xp.from_dlpack(x, device="cpu"), np.asarray(x))
+    with pytest.raises(BufferError, match="dl_device"):
+        x.__dlpack__(dl_device=(2, 0))

@@ -11,6 +11,7 @@ ctypes.util.find_library. The runtime is created on first use from
 $TESSERA_CONFIG or the default config beside the library.
 """
 import ctypes
+import builtins as _builtins
 import operator as _operator
 
 from . import _lib, _types
@@ -380,36 +381,64 @@ def stack(tensors, dim=0):
     return wrap(out.value)
 
 
+def _cyclic(shift, size):
+    """A roll's shift taken modulo the size it turns over, so that any Python
+    int (2**64 + 1 included) reaches C as the same roll in int64."""
+    shift = _operator.index(shift)
+    return shift % size if size > 0 else 0
+
+
+def _clamped_diagonal(k, rows, cols):
+    """A diagonal offset beyond the matrix means the same as its edge; clamped
+    so that any Python int reaches C in int64 with its meaning."""
+    return _builtins.max(-rows - 1, _builtins.min(cols + 1, _operator.index(k)))
+
+
 def roll(input, shifts, dims=None):
     a = _tensor_arg("roll", input)
     shifts = [shifts] if hasattr(shifts, "__index__") else list(shifts)
     out = _lib.c_void_p()
+    shape = tuple(a.shape)
     if dims is None:
-        _check(_C.roll(a._h, 1, (_lib.c_int64 * 1)(*shifts[:1]), None, out))
+        numel = 1
+        for s in shape:
+            numel *= s
+        _check(_C.roll(a._h, 1, (_lib.c_int64 * 1)(*[_cyclic(s, numel) for s in shifts[:1]]), None, out))
     else:
         dims = [dims] if hasattr(dims, "__index__") else list(dims)
         if len(dims) != len(shifts):
             raise RuntimeError("shifts and dimensions must align. shifts: %d, dims:%d" % (len(shifts), len(dims)))
         n = len(dims) or 1
+        shifts = [_cyclic(s, shape[d]) if -len(shape) <= _operator.index(d) < len(shape) else s
+                  for s, d in zip(shifts, dims)]
         _check(_C.roll(a._h, len(dims), (_lib.c_int64 * n)(*shifts), (_lib.c_int64 * n)(*dims), out))
     from ._tensor import wrap
     return wrap(out.value)
 
 
-def tril(input, diagonal=0):
+def _triangle(fn, name, input, diagonal):
     from ._tensor import _call
-    return _call(_C.tril, _tensor_arg("tril", input)._h, _operator.index(diagonal))
+    a = _tensor_arg(name, input)
+    shape = tuple(a.shape)
+    if len(shape) >= 2:
+        diagonal = _clamped_diagonal(diagonal, shape[-2], shape[-1])
+    return _call(fn, a._h, _operator.index(diagonal))
+
+
+def tril(input, diagonal=0):
+    return _triangle(_C.tril, "tril", input, diagonal)
 
 
 def triu(input, diagonal=0):
-    from ._tensor import _call
-    return _call(_C.triu, _tensor_arg("triu", input)._h, _operator.index(diagonal))
+    return _triangle(_C.triu, "triu", input, diagonal)
 
 
 def eye(n, m=None, *, dtype=None, device=None, k=0):
     from ._tensor import _call
     code = -1 if dtype is None else _types.as_dtype(dtype)._code
-    return _call(_C.eye, _runtime(), _operator.index(n), _operator.index(n if m is None else m), _operator.index(k), code, _as_device(device))
+    n = _operator.index(n)
+    m = n if m is None else _operator.index(m)
+    return _call(_C.eye, _runtime(), n, m, _clamped_diagonal(k, _builtins.max(n, 0), _builtins.max(m, 0)), code, _as_device(device))
 
 
 def prod(input, dim=None, keepdim=False, dtype=None):

@@ -136,13 +136,20 @@ def dlpack_device(dev):
     return (kDLExt, dev.index)
 
 
+class _UnsupportedBool(BufferError, RuntimeError):
+    """PyTorch raises RuntimeError here; the Array API asks BufferError."""
+
+
 def to_dlpack(t, stream=None):
     """A "dltensor" capsule over t's memory (no copy)."""
     h = t._h
     code = C.tensor_dtype(h)
     if code == 9:
-        # PyTorch 1.13 (and NumPy 1.24) have no DLPack bool; say so as PyTorch does.
-        raise RuntimeError("Bool type is not supported by dlpack")
+        # DLPack before 0.8, which PyTorch 1.13 and NumPy 1.24 speak, has no
+        # bool (kDLBool is 0.8's, which NumPy 1.24 cannot import: it fails
+        # with the capsule in hand); said as PyTorch says it, and as the
+        # Array API asks (BufferError).
+        raise _UnsupportedBool("Bool type is not supported by dlpack")
     dev = C.tensor_device(h)
     dl_type, dl_id = dlpack_device(dev)
     if dl_type == kDLExt:

@@ -18,13 +18,16 @@ extension (2022.12's) is xp.linalg.
 Complex arrays (complex64, complex128) go through the elementwise
 functions the standard defines on them (real, imag and conj among them;
 abs gives the real dtype), sum, prod and mean (mean beyond the standard,
-which asks real input), matmul, tensordot, vecdot (conjugating x1) and
-linalg's cross, diagonal, outer, trace and vector_norm. The functions the
-standard gives real dtypes only (ceil, floor, trunc, the comparisons of
-order, max, min, argmax, argmin, sort, argsort, std, var, ...) refuse them
-with TypeError, and so do linalg's factorisations (cholesky .. svdvals,
-matrix_norm), which tessera has for real dtypes only so far. Not
-implemented: the fft extension.
+which asks real input), matmul, tensordot, vecdot (conjugating x1) and all
+of linalg. The functions the standard gives real dtypes only (ceil, floor,
+trunc, the comparisons of order, max, min, argmax, argmin, sort, argsort,
+std, var, ...) refuse them with TypeError.
+
+Beyond 2022.12, for libraries written against later versions: conj of real
+arrays (2024.12), newaxis, __array_namespace_info__() (2023.12's inspection;
+"max dimensions" is 16, TSR_MAX_DIMS), and __dlpack__'s and from_dlpack's
+copy and device keywords (2023.12; the capsule stays DLPack 0.x's, so bool
+arrays are refused with BufferError). Not implemented: the fft extension.
 """
 import builtins as _builtins
 import functools as _functools
@@ -44,6 +47,7 @@ from ._manipulation_functions import (concat, expand_dims, flip, matmul, matrix_
 from ._reduction_functions import (all, any, argmax, argmin, argsort, max, mean, min, nonzero, prod, sort, std,
                                    sum, unique_all, unique_counts, unique_inverse, unique_values, var, where)
 from ._take import take
+from ._info import __array_namespace_info__
 from . import linalg  # the extension, found as an attribute: hasattr(xp, "linalg")
 
 __array_api_version__ = "2022.12"
@@ -71,9 +75,10 @@ e = 2.718281828459045
 inf = float("inf")
 nan = float("nan")
 pi = 3.141592653589793
+newaxis = None  # x[newaxis] inserts an axis of size one
 
 __all__ = [
-    "__array_api_version__", "Array", "e", "inf", "nan", "pi",
+    "__array_api_version__", "__array_namespace_info__", "Array", "e", "inf", "nan", "newaxis", "pi",
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
     "complex64", "complex128",
     "arange", "asarray", "empty", "empty_like", "eye", "from_dlpack", "full", "full_like", "linspace", "meshgrid",
@@ -85,8 +90,9 @@ __all__ = [
     "unique_all", "unique_counts", "unique_inverse", "unique_values", "var", "where", "take",
 ] + _ELEMENTWISE
 
-_CONSTANTS = {"__array_api_version__", "Array", "e", "inf", "nan", "pi", "bool", "int8", "int16", "int32", "int64",
-              "uint8", "uint16", "uint32", "uint64", "float32", "float64", "complex64", "complex128"}
+_CONSTANTS = {"__array_api_version__", "__array_namespace_info__", "Array", "e", "inf", "nan", "newaxis", "pi",
+              "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
+              "complex64", "complex128"}
 for _name in __all__:
     if _name not in _CONSTANTS:
         globals()[_name] = _accepting_tensors(globals()[_name])

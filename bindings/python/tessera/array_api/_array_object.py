@@ -259,8 +259,22 @@ class Array:
         a = self._t.cpu().numpy() if self._t.device.type != "cpu" else self._t.numpy()
         return a if dtype is None else a.astype(dtype)
 
-    def __dlpack__(self, /, *, stream=None):
-        return self._t.__dlpack__(stream)
+    def __dlpack__(self, /, *, stream=None, dl_device=None, copy=None):
+        """A legacy "dltensor" capsule (DLPack 0.x: no max_version keyword, so
+        that a 2023.12 consumer asking for a versioned capsule falls back to
+        this one, as the standard tells it to). dl_device and copy are
+        2023.12's: another device than the array's is served by a copy to
+        (kDLCPU, 0) alone; copy=True exports a copy, copy=False refuses one.
+        bool: BufferError (no bool before DLPack 0.8)."""
+        t = self._t
+        if dl_device is not None and tuple(dl_device) != tuple(t.__dlpack_device__()):
+            if tuple(dl_device) != (1, 0) or copy is False:
+                raise BufferError("__dlpack__: the array is on %s; dl_device=%r needs a copy to the host "
+                                  "(kDLCPU, 0), the only one made here" % (t.device, tuple(dl_device)))
+            t = t.cpu()
+        elif copy:
+            t = t.clone()
+        return t.__dlpack__(stream)
 
     def __dlpack_device__(self):
         return self._t.__dlpack_device__()

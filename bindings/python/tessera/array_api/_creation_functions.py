@@ -321,8 +321,17 @@ def triu(x, /, *, k=0):
     return Array._new(_triu(x._t, k))
 
 
-def from_dlpack(x, /):
+def from_dlpack(x, /, *, device=None, copy=None):
+    """The producer's memory, shared; device and copy are 2023.12's: another
+    device, or copy=True, copy it (copy=False then refuses)."""
     if isinstance(x, Array):
-        return Array._new(x._t._alias())
-    from .. import from_dlpack as _from_dlpack
-    return Array._new(_from_dlpack(x))
+        t = x._t._alias()
+    else:
+        from .. import from_dlpack as _from_dlpack
+        t = _from_dlpack(x)
+    if device is not None and _device(device) != t.device:
+        if copy is False:
+            raise BufferError("from_dlpack: the data is on %s; device=%s needs a copy, and copy=False"
+                              % (t.device, _device(device)))
+        return Array._new(t.to(_device(device)))
+    return Array._new(t.clone() if copy else t)

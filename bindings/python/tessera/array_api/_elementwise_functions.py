@@ -131,7 +131,9 @@ atan = _unary("atan", "floating-point", _math("atan"))
 atanh = _unary("atanh", "floating-point", _math("atanh"))
 bitwise_invert = _unary("bitwise_invert", "integer or boolean", _not)
 ceil = _unary("ceil", "real numeric", _same_if_int(_math("ceil")))
-conj = _unary("conj", "complex floating-point", _conj)
+# conj: numeric dtypes (the standard since 2024.12, NumPy and PyTorch); of a
+# real array, a copy.
+conj = _unary("conj", "numeric", _conj)
 cos = _unary("cos", "floating-point", _math("cos"))
 cosh = _unary("cosh", "floating-point", _math("cosh"))
 exp = _unary("exp", "floating-point", _unop(OP["exp"]))

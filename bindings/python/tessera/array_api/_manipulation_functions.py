@@ -45,7 +45,7 @@ def stack(arrays, /, *, axis=0):
     return Array._new(_join(_lib.C.stack, ts, operator.index(axis)))
 
 
-def expand_dims(x, /, *, axis=0):
+def expand_dims(x, /, axis=0):
     axis = operator.index(axis)
     n = x.ndim + 1
     if not -n <= axis < n:

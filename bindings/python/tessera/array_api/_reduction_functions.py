@@ -159,8 +159,8 @@ argmin = _arg("argmin")
 
 
 def nonzero(x, /):
-    if x.ndim == 0:  # as a 1-d array of one element (NumPy's)
-        return (Array._new(x._t.reshape(1).nonzero()[:, 0].contiguous()),)
+    if x.ndim == 0:  # the standard (2022.12): "must raise an exception"
+        raise ValueError("nonzero: a zero-dimensional array has no indices to give; reshape it to 1 dim first")
     rows = x._t.nonzero()
     return tuple(Array._new(rows[:, d].contiguous()) for d in range(x.ndim))
 
