@@ -46,7 +46,8 @@ namespace tessera::backend {
 //     clog, csqrt, ...); it is both the storage and the compute type;
 //   - cuda.so and cuda_emu.so (built with TESSERA_DEVICE_COMPLEX): libcu++'s
 //     cuda::std::complex, usable in __host__ __device__ code, as compute
-//     type; the storage type is ComplexPair<T>, a trivial struct of the same
+//     type, with thrust's functions (Note [Complex functions on the GPU] in
+//     complex_ops.hpp: libcu++'s lose accuracy); the storage type is ComplexPair<T>, a trivial struct of the same
 //     layout, because __shared__ arrays and vector loads take only trivially
 //     constructible types (as Half is the storage of float16, computed in
 //     float).
