@@ -108,13 +108,35 @@ def _export_deleter(managed):
     _exports.pop(m.manager_ctx, None)
 
 
+# A consumer that refuses a capsule (NumPy 1.24 for CUDA memory) drops it
+# with its own exception still set, and a ctypes callback cannot run with an
+# exception set: its first call fails, and the export (a tensor, device
+# memory) was never freed. So the destructor takes the exception off first,
+# with nothing allocated before (the refs below are made once), and drops
+# it: a Python callback cannot hand it back (ctypes reports and clears what
+# a callback leaves set). NumPy 1.24 then raises SystemError for its refusal,
+# as it does for any producer whose capsule destructor is Python code.
+_err_fetch = ctypes.pythonapi.PyErr_Fetch
+_err_fetch.argtypes = None  # no conversion: the byref objects pass without running Python code
+_err_fetch.restype = None
+_decref = ctypes.pythonapi.Py_DecRef
+_decref.argtypes = [c_void_p]
+_decref.restype = None
+_pending = (c_void_p(), c_void_p(), c_void_p())
+_pending_refs = tuple(ctypes.byref(v) for v in _pending)
+
+
 @_CAPSULE_DESTRUCTOR
 def _capsule_destructor(capsule):
     # A capsule never consumed still names "dltensor": free what it holds.
+    _err_fetch(*_pending_refs)
+    dropped = [v.value for v in _pending if v.value]
     if _is_valid_raw(capsule, _NAME):
         p = _get_pointer_raw(capsule, _NAME)
         if p:
             _export_deleter(p)
+    for obj in dropped:
+        _decref(obj)
 
 
 def _block_type(ndim):

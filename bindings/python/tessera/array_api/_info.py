@@ -23,7 +23,12 @@ class __array_namespace_info__:  # noqa: N801  (the standard's name)
         return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": _lib.MAX_DIMS}
 
     def default_device(self):
-        return _dtypes.default_device()
+        """The namespace's default device, with its index ("cuda" is cuda:0),
+        as devices() lists it."""
+        d = _dtypes.default_device()
+        if d.index is None:
+            d = next((e for e in self.devices() if e.type == d.type), d)
+        return d
 
     def devices(self):
         from .. import devices
