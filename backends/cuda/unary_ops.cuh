@@ -16,16 +16,15 @@ namespace tessera::cuda {
 // The complex forms: ABS gives |z| (hypot), a real value (Note [Complex
 // dtypes]); the functions are thrust's (Note [Complex functions on the GPU]).
 template <int Op, class C> TSR_HD auto apply_complex_unary(C a) {
-  using backend::complex_exp;
   if constexpr (Op == TSR_OP_NEG) return -a;
   else if constexpr (Op == TSR_OP_ABS) return cx::abs(a);
   else if constexpr (Op == TSR_OP_EXP) return complex_exp(a);
-  else if constexpr (Op == TSR_OP_LOG) return backend::complex_log(a);
-  else if constexpr (Op == TSR_OP_SQRT) return backend::complex_sqrt(a);
+  else if constexpr (Op == TSR_OP_LOG) return complex_log(a);
+  else if constexpr (Op == TSR_OP_SQRT) return complex_sqrt(a);
   else if constexpr (Op == TSR_OP_SIGMOID) return C(1) / (C(1) + complex_exp(-a));
   else {
     static_assert(Op == TSR_OP_TANH);
-    return backend::complex_tanh(a);
+    return complex_tanh(a);
   }
 }
 
