@@ -27,6 +27,7 @@
 #include "lesson_mlp.hpp"
 #include "tessera/tessera.h"
 #include "tessera/tessera.hpp"
+#include "test_paths.hpp"
 
 namespace {
 
@@ -567,7 +568,7 @@ void register_all() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string config = TESSERA_BENCH_CONFIG;
+  std::string config = test_paths::bench_config;
   std::vector<char*> rest;
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--config") == 0 && i + 1 < argc) config = argv[++i];

@@ -25,14 +25,32 @@ namespace tessera::backend {
 // them; composites they do not implement natively are built by the runtime.
 constexpr bool op_supports(int op, int dtype) { return tsr_op_takes_dtype(op, dtype) != 0; }
 
+// Note [Kernel dtypes of a build]
+//   A build of a backend has kernels for every dtype, unless it is compiled
+//   with TESSERA_KERNEL_DTYPES, a bitmask of dtypes (bit d: dtype d): then
+//   only those get kernels, and the others are never instantiated. Only a
+//   test build sets it: `make test-tsan` builds cuda_emu.so for the dtypes
+//   its one test on the emulator (cuda_emu.threads) runs, so that
+//   ThreadSanitizer's build does not compile, instrumented, the hundreds of
+//   kernels no test of that build calls; that test's config has no CPU
+//   fallback, so a kernel it needs and lacks fails it (tests/cuda_emu).
+constexpr bool dtype_built(int dtype) {
+#ifdef TESSERA_KERNEL_DTYPES
+  return dtype >= 0 && dtype < 64 && ((static_cast<unsigned long long>(TESSERA_KERNEL_DTYPES) >> dtype) & 1u) != 0;
+#else
+  return dtype >= 0;
+#endif
+}
+
 using KernelList = std::vector<tsr_kernel_entry>;
 
 // Calls f(integral_constant<Op>, integral_constant<D>) for each Op in Ops and
-// each dtype D that op_supports, so unsupported pairs are never instantiated.
+// each dtype D that op_supports (and the build has, Note [Kernel dtypes of a
+// build]), so unsupported pairs are never instantiated.
 template <int... Ops, class F> void for_each_supported(F&& f) {
   auto one_op = [&]<int Op>(std::integral_constant<int, Op> op) {
     for_each_dtype([&]<int D>(std::integral_constant<int, D> dtype) {
-      if constexpr (op_supports(Op, D)) f(op, dtype);
+      if constexpr (op_supports(Op, D) && dtype_built(D)) f(op, dtype);
     });
   };
   (one_op(std::integral_constant<int, Ops>{}), ...);

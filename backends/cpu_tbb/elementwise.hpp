@@ -5,7 +5,7 @@
 // shape: size-1 dims are dropped, dims are ordered innermost first (by the
 // operands' strides, output first, as PyTorch's TensorIterator does), and
 // adjacent dims that walk memory as one dim for every operand are merged. The
-// space is then a flat range [0, numel) that tbb::parallel_for splits for large
+// space is then a flat range [0, numel) that Context::parallel_for splits for large
 // tensors; each piece walks runs of the innermost dim. A run whose output is
 // unit-stride and whose inputs are unit-stride or broadcast (stride 0) takes a
 // plain loop over raw pointers that the compiler vectorises; other runs take
@@ -19,10 +19,6 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
-
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/partitioner.h>
 
 #include "context.hpp"
 #include "isa.hpp"
@@ -97,11 +93,7 @@ template <size_t N, class Inner> void execute(Context& ctx, const Plan<N>& p, In
     range(0, p.numel);
     return;
   }
-  ctx.parallel([&] {
-    tbb::parallel_for(
-        tbb::blocked_range<int64_t>(0, p.numel, piece_size(p.numel, ctx.threads)),
-        [&](const tbb::blocked_range<int64_t>& r) { range(r.begin(), r.end()); }, tbb::simple_partitioner());
-  });
+  ctx.parallel_for(p.numel, piece_size(p.numel, ctx.threads), range);
 }
 
 // Edge of the square tiles a transposing plan is walked in.
@@ -145,11 +137,7 @@ template <size_t N, class Inner> void execute_tiled(Context& ctx, const Plan<N>&
     body(0, tiles);
     return;
   }
-  ctx.parallel([&] {
-    tbb::parallel_for(
-        tbb::blocked_range<int64_t>(0, tiles, std::max<int64_t>(1, piece_size(p.numel, ctx.threads) / (kTile * kTile))),
-        [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); }, tbb::simple_partitioner());
-  });
+  ctx.parallel_for(tiles, std::max<int64_t>(1, piece_size(p.numel, ctx.threads) / (kTile * kTile)), body);
 }
 
 namespace detail {
@@ -179,23 +167,35 @@ void unit_loop(std::index_sequence<I...>, int64_t n, char* const* ptrs, F& f) {
   for (int64_t i = 0; i < n; ++i) o[i] = f(std::get<I>(src)[i]...);
 }
 
-template <class Out, class... In, size_t... I, unsigned... M, class F>
-void dispatch_unit(unsigned mask, std::index_sequence<I...> seq, std::integer_sequence<unsigned, M...>, int64_t n,
-                   char* const* ptrs, F& f) {
-  (void)((mask == M ? (unit_loop<M, Out, In...>(seq, n, ptrs, f), true) : false) || ...);
-}
+// Note [One copy of each loop]
+//   A pointwise kernel reaches its unit-stride loops from three walks: rows
+//   of a two-dim plan (dispatch_rows), runs of run_range (execute) and tiles
+//   (execute_tiled). Inlined into each, every loop was compiled, and
+//   vectorised, three times over for every op x dtype: most of cpu_tbb's
+//   compile time (binary.cpp alone took 209 s at -O3). Now each loop has one
+//   out-of-line copy, unit_rows<Mask> (a run is one row of it), and the
+//   strided walk one, inner_loop: f is still inlined into the loop, which
+//   vectorises as before, and a call per run or block of rows costs
+//   nanoseconds against the run's prologue.
 
 // Rows [r0, r1) of a two-dim plan, each one unit-stride run of n: the loop
-// for `Mask` is chosen once for all of them.
+// for `Mask` is chosen once for all of them (step is read only for r > 0).
 template <unsigned Mask, class Out, class... In, size_t... I, class F>
-void unit_rows(std::index_sequence<I...> seq, int64_t n, int64_t r0, int64_t r1, char* const* base,
+[[gnu::noinline]] void unit_rows(std::index_sequence<I...> seq, int64_t n, int64_t r0, int64_t r1, char* const* base,
                const int64_t* step, F& f) {
   constexpr size_t N = 1 + sizeof...(In);
   for (int64_t r = r0; r < r1; ++r) {
     char* ptrs[N];
-    for (size_t k = 0; k < N; ++k) ptrs[k] = base[k] + r * step[k];
+    for (size_t k = 0; k < N; ++k) ptrs[k] = r == 0 ? base[k] : base[k] + r * step[k];
     unit_loop<Mask, Out, In...>(seq, n, ptrs, f);
   }
+}
+
+// One unit-stride run: row 0 of unit_rows.
+template <class Out, class... In, size_t... I, unsigned... M, class F>
+void dispatch_unit(unsigned mask, std::index_sequence<I...> seq, std::integer_sequence<unsigned, M...>, int64_t n,
+                   char* const* ptrs, F& f) {
+  (void)((mask == M ? (unit_rows<M, Out, In...>(seq, n, 0, 1, ptrs, nullptr, f), true) : false) || ...);
 }
 
 template <class Out, class... In, size_t... I, unsigned... M, class F>
@@ -204,8 +204,9 @@ void dispatch_rows(unsigned mask, std::index_sequence<I...> seq, std::integer_se
   (void)((mask == M ? (unit_rows<M, Out, In...>(seq, n, r0, r1, base, step, f), true) : false) || ...);
 }
 
+// Out of line, so that execute and execute_tiled share one copy (Note [One copy of each loop]).
 template <class Out, class... In, size_t... I, class F>
-void inner_loop(std::index_sequence<I...> seq, int64_t n, char* const* ptrs, const int64_t* s, F& f) {
+[[gnu::noinline]] void inner_loop(std::index_sequence<I...> seq, int64_t n, char* const* ptrs, const int64_t* s, F& f) {
   if (s[0] == 1 && ((s[1 + I] == 0 || s[1 + I] == 1) && ...)) {
     const unsigned mask = (0u | ... | (static_cast<unsigned>(s[1 + I] == 0) << I));
     dispatch_unit<Out, In...>(mask, seq, std::make_integer_sequence<unsigned, (1u << sizeof...(In))>{}, n, ptrs, f);
@@ -293,11 +294,7 @@ void pointwise(Context& ctx, const tsr_tensor_desc& out, const std::array<const 
     if (plan.numel < kParallelThreshold || ctx.threads <= 1) {
       body(0, rows);
     } else {
-      ctx.parallel([&] {
-        tbb::parallel_for(
-            tbb::blocked_range<int64_t>(0, rows, std::max<int64_t>(1, piece_size(plan.numel, ctx.threads) / n)),
-            [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); }, tbb::simple_partitioner());
-      });
+      ctx.parallel_for(rows, std::max<int64_t>(1, piece_size(plan.numel, ctx.threads) / n), body);
     }
     return;
   }

@@ -9,9 +9,6 @@
 #include <cstdint>
 #include <string>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-
 #include "context.hpp"
 #include "elementwise.hpp"
 
@@ -28,10 +25,7 @@ template <class F> void maybe_parallel(Context& ctx, int64_t items, int64_t work
   }
   const int64_t per_item = std::max<int64_t>(1, work / items);
   const int64_t piece = std::max<int64_t>({int64_t{1}, grain, piece_size(work, ctx.threads) / per_item});
-  ctx.parallel([&] {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, items, piece),
-                      [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); }, tbb::simple_partitioner());
-  });
+  ctx.parallel_for(items, piece, body);
 }
 
 // A row-major walk over `ndim` dims of sizes `shape`, tracking N element

@@ -33,6 +33,8 @@
 #include <utility>
 #include <vector>
 
+#include <tbb/parallel_for.h>
+
 #include "parallel.hpp"
 #include "scratch.hpp"
 

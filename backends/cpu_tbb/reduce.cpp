@@ -351,7 +351,9 @@ void reduce_columns(Context& ctx, const ReducePlan& p, const typename R::in_t* i
     out_off = k.off2 + c * kColumnWidth * so;
     width = std::min(kColumnWidth, m - c * kColumnWidth);
   };
-  auto range = [&](const typename R::in_t* base, int64_t width, int64_t r0, int64_t r1, acc_t* acc) {
+  // Out of line: both paths below call it, once per tile of up to
+  // kColumnWidth outputs (Note [One copy of each loop] in elementwise.hpp).
+  auto range = [&](const typename R::in_t* base, int64_t width, int64_t r0, int64_t r1, acc_t* acc) __attribute__((noinline)) {
     for (int64_t j = 0; j < width; ++j) acc[j] = R::init();
     Walker w(p.nred, p.red_size, p.red_in, nullptr, r0);
     for (int64_t r = r0; r < r1; ++r) {

@@ -4,10 +4,6 @@
 
 #include <algorithm>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/partitioner.h>
-
 #include "elementwise.hpp"
 #include "isa.hpp"
 
@@ -122,12 +118,9 @@ void transpose_2d(Context& ctx, const void* in, int64_t is, void* out, int64_t o
     body(0, tr * tc);
     return;
   }
-  ctx.parallel([&] {
-    const int64_t tiles_per_piece =
-        std::max<int64_t>(1, piece_size(rows * cols, ctx.threads) / (kTransposeTile * kTransposeTile));
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, tr * tc, tiles_per_piece),
-                      [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); }, tbb::simple_partitioner());
-  });
+  const int64_t tiles_per_piece =
+      std::max<int64_t>(1, piece_size(rows * cols, ctx.threads) / (kTransposeTile * kTransposeTile));
+  ctx.parallel_for(tr * tc, tiles_per_piece, body);
 }
 
 }  // namespace tessera::cpu_tbb

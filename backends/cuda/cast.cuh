@@ -18,8 +18,9 @@ template <class Out, class In> struct Convert {
 
 template <int D> bool cast_to(const Exec& ex, const tsr_tensor_desc& out, const tsr_tensor_desc& in) {
   bool done = false;
+  if constexpr (!dtype_built(D)) return done;  // Note [Kernel dtypes of a build]
   for_each_dtype([&]<int S>(std::integral_constant<int, S>) {
-    if constexpr (S != D) {
+    if constexpr (S != D && dtype_built(S)) {
       if (S == in.dtype) {
         pointwise<storage_t<D>, storage_t<S>>(ex, out, {&in}, Convert<storage_t<D>, storage_t<S>>{});
         done = true;

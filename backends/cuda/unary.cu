@@ -55,10 +55,12 @@ template <int Op, int D> struct WhereKernel {
 void fill_zero(const Exec& ex, const tsr_tensor_desc& out) {
   bool done = false;
   for_each_dtype([&]<int D>(std::integral_constant<int, D>) {
-    if (D != out.dtype) return;
-    using S = storage_t<D>;
-    pointwise<S>(ex, out, {}, FillFn<S>{convert<S>(0)});
-    done = true;
+    if constexpr (dtype_built(D)) {  // Note [Kernel dtypes of a build]
+      if (D != out.dtype) return;
+      using S = storage_t<D>;
+      pointwise<S>(ex, out, {}, FillFn<S>{convert<S>(0)});
+      done = true;
+    }
   });
   if (!done) fail(TSR_ERR_TYPE, ex.where() + "unknown dtype " + std::to_string(out.dtype));
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "runtime_fixture.hpp"
+#include "test_paths.hpp"
 
 using tessera::test::cpu;
 using tessera::test::last_error;
@@ -15,7 +16,7 @@ using tessera::test::runtime;
 
 TEST_CASE("tsr_runtime_create refuses a caller compiled against another ABI major", "[abi][version]") {
   tsr_runtime_options opts = TSR_RUNTIME_OPTIONS_INIT;
-  opts.config_path = TESSERA_TEST_CONFIG;
+  opts.config_path = test_paths::config;
   CHECK(opts.abi_version == TSR_ABI_VERSION);
 
   tsr_runtime* rt = nullptr;
@@ -117,7 +118,7 @@ TEST_CASE("exported twins of the inline helpers, for FFI callers", "[abi][ffi]")
 
 TEST_CASE("a refused shutdown is a status; the runtime stays usable; errors can be cleared", "[abi][destroy]") {
   tsr_runtime_options opts = TSR_RUNTIME_OPTIONS_INIT;
-  opts.config_path = TESSERA_TEST_CONFIG;
+  opts.config_path = test_paths::config;
   tsr_runtime* rt = nullptr;
   REQUIRE(tsr_runtime_create(&opts, &rt) == TSR_OK);
   tsr_device dev;

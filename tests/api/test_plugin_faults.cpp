@@ -12,6 +12,7 @@
 
 #include "stderr_capture.hpp"
 #include "tessera/tessera.hpp"
+#include "test_paths.hpp"
 
 using tessera::Tensor;
 using tessera::test::StderrCapture;
@@ -22,8 +23,8 @@ std::string message() { return tsr_last_error_message(); }
 
 std::string config_json() {
   return std::string(R"({"plugins": [
-    {"name": "cpu_tbb", "library": ")") + TESSERA_TEST_CPU_PLUGIN + R"("},
-    {"name": "faulty", "library": ")" + TESSERA_TEST_FAULTY_PLUGIN + R"(", "fallback": true, "priority": 3}],
+    {"name": "cpu_tbb", "library": ")") + test_paths::cpu_plugin + R"("},
+    {"name": "faulty", "library": ")" + test_paths::faulty_plugin + R"(", "fallback": true, "priority": 3}],
     "default_device": "cpu"})";
 }
 

@@ -15,6 +15,7 @@
 
 #include "stderr_capture.hpp"
 #include "tessera/tessera.hpp"
+#include "test_paths.hpp"
 
 using tessera::Error;
 using tessera::Runtime;
@@ -24,8 +25,8 @@ using tessera::Tensor;
 namespace {
 
 std::string config(bool fallback, const std::string& arena_options = R"({"devices": 2})") {
-  return std::string(R"({"plugins": [{"name": "cpu_tbb", "library": ")") + TESSERA_TEST_CPU_PLUGIN +
-         R"("}, {"name": "arena", "library": ")" + TESSERA_TEST_ARENA_PLUGIN + R"(", "fallback": )" +
+  return std::string(R"({"plugins": [{"name": "cpu_tbb", "library": ")") + test_paths::cpu_plugin +
+         R"("}, {"name": "arena", "library": ")" + test_paths::arena_plugin + R"(", "fallback": )" +
          (fallback ? "true" : "false") + R"(, "options": )" + arena_options + "}]}";
 }
 

@@ -5,12 +5,13 @@
 #include <string>
 
 #include "tessera/tessera.hpp"
+#include "test_paths.hpp"
 
 using namespace tessera;
 
 namespace {
 const Runtime& runtime() {
-  static const Runtime rt(TESSERA_TEST_MIXED_CONFIG);
+  static const Runtime rt(test_paths::mixed_config);
   return rt;
 }
 }  // namespace

@@ -27,6 +27,7 @@
 
 #include "tessera/element.h"
 #include "tessera/tessera.hpp"
+#include "test_paths.hpp"
 
 using tessera::Runtime;
 using tessera::Scalar;
@@ -1007,7 +1008,7 @@ void errors() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string config = TESSERA_TEST_CUDA_CONFIG;
+  std::string config = test_paths::cuda_config;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") g_quick = true;

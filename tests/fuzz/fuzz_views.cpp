@@ -39,6 +39,7 @@
 #include "runtime.hpp"
 #include "tessera/element.h"
 #include "tessera/tessera.h"
+#include "test_paths.hpp"
 
 namespace {
 
@@ -58,7 +59,7 @@ constexpr size_t kMaxTensors = 8;
 tsr_runtime* runtime() {
   static tsr_runtime* rt = [] {
     const char* env = std::getenv("TESSERA_FUZZ_PLUGIN");
-    const std::string plugin = env != nullptr && *env != '\0' ? env : TESSERA_FUZZ_DEFAULT_PLUGIN;
+    const std::string plugin = env != nullptr && *env != '\0' ? env : test_paths::fuzz_default_plugin;
     const std::string json = "{\"plugins\": [{\"name\": \"cpu_tbb\", \"library\": \"" + plugin +
                              "\", \"options\": {\"threads\": 1}}], \"default_device\": \"cpu\"}";
     tsr_runtime_options opts{};

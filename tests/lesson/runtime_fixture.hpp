@@ -5,11 +5,12 @@
 #include <string>
 
 #include "tessera/tessera.hpp"
+#include "test_paths.hpp"
 
 namespace tessera::test {
 
 inline const Runtime& runtime() {
-  static const Runtime rt(TESSERA_TEST_CONFIG);
+  static const Runtime rt(test_paths::config);
   return rt;
 }
 

@@ -24,14 +24,15 @@
 #include "plugin_loader.hpp"
 #include "registry.hpp"
 #include "tessera/tessera.h"
+#include "test_paths.hpp"
 
 namespace fs = std::filesystem;
 using namespace tessera::rt;
 
 namespace {
 
-const fs::path kTestPlugins = TESSERA_TEST_LOADER_PLUGIN_DIR;               // built test plugins
-const fs::path kExpectations = fs::path(TESSERA_TEST_DATA_DIR) / "plugins";  // their .expected files
+const fs::path kTestPlugins = test_paths::loader_plugin_dir;               // built test plugins
+const fs::path kExpectations = fs::path(test_paths::data_dir) / "plugins";  // their .expected files
 
 Error error_of(const std::function<void()>& body) {
   try {
@@ -375,7 +376,7 @@ TEST_CASE("the host api stores errors per thread and logs one line") {
 }
 
 TEST_CASE("the real cpu_tbb.so loads, negotiates and unloads") {
-  const fs::path path = fs::path(TESSERA_TEST_PLUGIN_DIR) / "cpu_tbb.so";
+  const fs::path path = fs::path(test_paths::plugin_dir) / "cpu_tbb.so";
   INFO("expected the CPU plugin at " << path);
   REQUIRE(fs::exists(path));  // a failure, not a skip: the runtime is useless without it
 

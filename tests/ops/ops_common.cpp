@@ -8,11 +8,12 @@
 #include <limits>
 
 #include "tessera/half.h"
+#include "test_paths.hpp"
 
 namespace ops {
 
 tessera::Runtime& runtime() {
-  static tessera::Runtime rt(TESSERA_TEST_CONFIG);
+  static tessera::Runtime rt(test_paths::config);
   return rt;
 }
 

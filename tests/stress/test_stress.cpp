@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "tessera/tessera.h"
+#include "test_paths.hpp"
 
 namespace {
 
@@ -147,7 +148,7 @@ Ref fold_attempt(Digest& d, F&& call) {
 
 const char* config_path() {
   const char* env = std::getenv("TESSERA_STRESS_CONFIG");
-  return env != nullptr && *env != '\0' ? env : TESSERA_TEST_CONFIG;
+  return env != nullptr && *env != '\0' ? env : test_paths::config;
 }
 
 // ---- the shared world ------------------------------------------------------------

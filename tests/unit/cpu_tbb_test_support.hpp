@@ -19,6 +19,7 @@
 #include "tessera/element.h"
 #include "tessera/half.h"
 #include "tessera/plugin.h"
+#include "test_paths.hpp"
 
 namespace cpu_tbb_test {
 
@@ -38,7 +39,7 @@ inline const tsr_host_api* host_api() {
 }
 
 inline tsr_plugin_init_fn plugin_entry() {
-  static void* handle = dlopen(TESSERA_TEST_PLUGIN_DIR "/cpu_tbb.so", RTLD_NOW | RTLD_LOCAL);
+  static void* handle = dlopen((std::string(test_paths::plugin_dir) + "/cpu_tbb.so").c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) throw std::runtime_error(std::string("dlopen cpu_tbb.so: ") + dlerror());
   return reinterpret_cast<tsr_plugin_init_fn>(dlsym(handle, TSR_PLUGIN_ENTRY_SYMBOL));
 }

@@ -12,6 +12,7 @@
 
 #include "close.hpp"
 #include "tessera/dtype.h"
+#include "test_paths.hpp"
 
 using tessera::rt::compare_close;
 using tessera::rt::compare_metadata;
@@ -36,7 +37,7 @@ std::vector<unsigned char> from_hex(const std::string& hex) {
 }  // namespace
 
 TEST_CASE("compare_close and compare_metadata match PyTorch 1.13's assert_close") {
-  std::ifstream in(std::string(TESSERA_TEST_DATA_DIR) + "/format/close_cases.json");
+  std::ifstream in(std::string(test_paths::data_dir) + "/format/close_cases.json");
   REQUIRE(in.good());
   const nlohmann::json cases = nlohmann::json::parse(in);
   REQUIRE(cases.size() >= 60);

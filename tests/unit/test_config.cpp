@@ -19,13 +19,14 @@
 #include "error.hpp"
 #include "layout.hpp"
 #include "paths.hpp"
+#include "test_paths.hpp"
 
 namespace fs = std::filesystem;
 using namespace tessera::rt;
 
 namespace {
 
-const fs::path kConfigs = fs::path(TESSERA_TEST_DATA_DIR) / "configs";
+const fs::path kConfigs = fs::path(test_paths::data_dir) / "configs";
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -152,7 +153,7 @@ TEST_CASE("non-ASCII names and options survive unchanged") {
 }
 
 TEST_CASE("the shipped configs parse") {
-  const auto configs = files_with(fs::path(TESSERA_SOURCE_DIR) / "configs", ".json");
+  const auto configs = files_with(fs::path(test_paths::source_dir) / "configs", ".json");
   size_t checked = 0;
   for (const auto& cfg : configs) {
     if (cfg.filename() == "schema.json") continue;
@@ -211,7 +212,7 @@ TEST_CASE("a duplicate key deep inside options is reported with its pointer") {
 }
 
 TEST_CASE("configs/schema.json describes the keys the parser accepts") {
-  const auto schema = nlohmann::json::parse(read_text(fs::path(TESSERA_SOURCE_DIR) / "configs" / "schema.json"));
+  const auto schema = nlohmann::json::parse(read_text(fs::path(test_paths::source_dir) / "configs" / "schema.json"));
   CHECK(schema.at("$schema") == "https://json-schema.org/draft/2020-12/schema");
   const auto keys_of = [](const nlohmann::json& props) {
     std::vector<std::string> keys;
@@ -287,7 +288,7 @@ TEST_CASE("plugin_search_dirs: $TESSERA_PLUGIN_PATH, then beside the library, th
   CHECK(dirs[0] == "/opt/p1");
   CHECK(dirs[1] == "/opt/p2");
   CHECK(dirs[2] == library_dir() + "/tessera");
-  CHECK(dirs.back() == fs::path(TESSERA_TEST_PLUGIN_DIR).lexically_normal().string());
+  CHECK(dirs.back() == fs::path(test_paths::plugin_dir).lexically_normal().string());
 
   const auto plain = plugin_search_dirs();
   REQUIRE(!plain.empty());
@@ -299,7 +300,7 @@ TEST_CASE("default_config_path: $TESSERA_CONFIG, else the tree's share/tessera/c
   CHECK(default_config_path() == "/etc/tessera/mine.json");
   ::unsetenv("TESSERA_CONFIG");
   // The test binary is in <build>/bin, so <build>/share/... is found both ways.
-  CHECK(default_config_path() == (fs::path(TESSERA_TEST_CONFIG_DIR) / "default.json").lexically_normal().string());
+  CHECK(default_config_path() == (fs::path(test_paths::config_dir) / "default.json").lexically_normal().string());
 }
 
 TEST_CASE("format_tuple prints as Python does") {

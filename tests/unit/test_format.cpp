@@ -14,6 +14,7 @@
 
 #include "format.hpp"
 #include "tessera/dtype.h"
+#include "test_paths.hpp"
 
 using tessera::rt::format_tensor;
 using tessera::rt::HostTensor;
@@ -35,7 +36,7 @@ std::vector<unsigned char> from_hex(const std::string& hex) {
 }
 
 nlohmann::json load(const char* file) {
-  std::ifstream in(std::string(TESSERA_TEST_DATA_DIR) + "/format/" + file);
+  std::ifstream in(std::string(test_paths::data_dir) + "/format/" + file);
   REQUIRE(in.good());
   return nlohmann::json::parse(in);
 }

@@ -14,13 +14,14 @@
 
 #include "error.hpp"
 #include "promotion.hpp"
+#include "test_paths.hpp"
 
 using namespace tessera::rt;
 
 namespace {
 
 nlohmann::json load_table() {
-  std::ifstream in(std::string(TESSERA_TEST_DATA_DIR) + "/shape/promotion.json");
+  std::ifstream in(std::string(test_paths::data_dir) + "/shape/promotion.json");
   REQUIRE(in.good());
   return nlohmann::json::parse(in);
 }

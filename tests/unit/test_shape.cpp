@@ -18,6 +18,7 @@
 #include "error.hpp"
 #include "shape.hpp"
 #include "tessera/tessera.h"
+#include "test_paths.hpp"
 
 using namespace tessera::rt;
 using Vec = std::vector<int64_t>;
@@ -461,7 +462,7 @@ Layout apply_step(const Layout& x, const std::string& op, const nlohmann::json& 
 }  // namespace
 
 TEST_CASE("random view chains replay exactly as torch 1.13 ran them", "[shape][torch]") {
-  std::ifstream in(std::string(TESSERA_TEST_DATA_DIR) + "/shape/views.json");
+  std::ifstream in(std::string(test_paths::data_dir) + "/shape/views.json");
   REQUIRE(in.good());
   const nlohmann::json table = nlohmann::json::parse(in);
   const auto& chains = table.at("chains");
