@@ -38,7 +38,7 @@ deps:
 # build of your own keeps both by default. CUDA_ARCHITECTURES= (empty) keeps
 # CMake's default here too.
 CUDA_ARCHITECTURES ?= $(shell nvidia-smi -L 2>/dev/null | grep -q '^GPU' || echo 90-virtual)
-cuda_flags = $(if $(CUDA_ARCHITECTURES),-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHITECTURES))
+cuda_flags = $(if $(CUDA_ARCHITECTURES),"-DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCHITECTURES)")
 
 $(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release $(cuda_flags) $(CMAKE_FLAGS)
