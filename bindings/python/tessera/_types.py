@@ -24,6 +24,37 @@ class dtype:
 
     __str__ = __repr__
 
+    # Note [NumPy's view of a dtype]
+    #   Code written for NumPy-like arrays asks a dtype NumPy's questions:
+    #   np.dtype(d) (scikit-learn's check_array), d.kind (its finiteness
+    #   check), d.itemsize, d.name. The answers are NumPy's: `dtype` is the
+    #   attribute NumPy's dtype constructor reads from any object, so
+    #   np.dtype(tessera.float64) is float64 (bfloat16, which NumPy lacks,
+    #   raises TypeError); equality and hashing stay identity's.
+    @property
+    def name(self):
+        """NumPy's name of the dtype ("float32", "bool", "complex128")."""
+        return self._name
+
+    @property
+    def kind(self):
+        """NumPy's kind: 'b' bool, 'i' signed integer, 'u' unsigned, 'f' real floating, 'c' complex."""
+        if self.is_complex:
+            return "c"
+        if self.is_floating_point:
+            return "f"
+        if self._code == 9:
+            return "b"
+        return "i" if self.is_signed else "u"
+
+    @property
+    def dtype(self):
+        """The NumPy dtype of the same name, for np.dtype(d) (Note [NumPy's view of a dtype])."""
+        if self._name == "bfloat16":
+            raise TypeError("tessera.bfloat16 has no NumPy dtype")
+        import numpy
+        return numpy.dtype(self._name)
+
     def __reduce__(self):
         return (_dtype_by_name, (self._name,))
 

@@ -10,7 +10,7 @@ from ._array_object import Array, iinfo_range
 def astype(x, dtype, /, *, copy=True):
     """x in dtype. A complex array casts to complex dtypes and to bool
     (nonzero), not to a real number dtype (_dtypes.check_cast)."""
-    _dtypes.check_dtype(dtype)
+    dtype = _dtypes.check_dtype(dtype)
     _dtypes.check_cast(x.dtype, dtype, "astype")
     if dtype is x.dtype:
         return Array._new(x._t.clone()) if copy else x
@@ -37,8 +37,8 @@ def broadcast_to(x, /, shape):
 def can_cast(from_, to, /):
     if isinstance(from_, Array):
         from_ = from_.dtype
-    _dtypes.check_dtype(from_, "can_cast's from_")
-    _dtypes.check_dtype(to, "can_cast's to")
+    from_ = _dtypes.check_dtype(from_, "can_cast's from_")
+    to = _dtypes.check_dtype(to, "can_cast's to")
     return _dtypes.PROMOTION.get((from_, to)) is to
 
 
@@ -108,7 +108,7 @@ _KINDS = {
 def isdtype(dtype, kind):
     """The 2022.12 standard's isdtype: whether dtype is kind (a dtype, one of
     the kind names, or a tuple of them)."""
-    _dtypes.check_dtype(dtype)
+    dtype = _dtypes.check_dtype(dtype)
     if isinstance(kind, tuple):
         return any(isdtype(dtype, k) for k in kind)
     if isinstance(kind, str):

@@ -18,6 +18,7 @@ Note [Array API promotion]
   beside complex ones only (an int out of the integer dtype's range raises
   OverflowError).
 """
+import builtins
 import os
 
 from .. import _types
@@ -99,10 +100,32 @@ def name(d):
     return getattr(d, "_name", repr(d))
 
 
+# Python's scalar types as dtypes, as NumPy takes them (np.dtype(int) is int64
+# here) and code written for NumPy passes them (scikit-learn's
+# xp.astype(scores > 0, int)): each names the standard's default of its kind.
+_PYTHON_TYPES = {int: default_int, float: default_float, complex: default_complex}
+
+
 def check_dtype(d, what="dtype"):
-    if d not in all_dtypes:
-        raise ValueError("%s must be one of the Array API's dtypes, not %r" % (what, d))
-    return d
+    """The Array API dtype d names: one of all_dtypes, Python's bool, int,
+    float or complex, or a NumPy dtype (or scalar type) of one of their names."""
+    if type(d) is _types.dtype:  # by identity: a NumPy dtype equals ours of its name (np.dtype reads our .dtype)
+        if d in all_dtypes:
+            return d
+    elif d is builtins.bool:
+        return bool
+    elif isinstance(d, type) and d in _PYTHON_TYPES:
+        return _PYTHON_TYPES[d]
+    elif type(d).__module__ == "numpy" or (isinstance(d, type) and d.__module__ == "numpy"):
+        import numpy
+        try:
+            n = numpy.dtype(d).name
+        except TypeError:
+            n = None
+        for a in all_dtypes:
+            if a._name == n:
+                return a
+    raise ValueError("%s must be one of the Array API's dtypes, not %r" % (what, d))
 
 
 def check_cast(src, dst, what):

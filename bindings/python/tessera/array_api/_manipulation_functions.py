@@ -63,12 +63,20 @@ def flip(x, /, *, axis=None):
     return Array._new(x._t.flip(dims) if dims else x._t.clone())
 
 
+def _ints(v):
+    """A tuple of ints, from a tuple or (as NumPy accepts, and code written
+    for NumPy passes: scikit-learn's reshape(y, -1)) a single int."""
+    if isinstance(v, int) or hasattr(v, "__index__"):
+        return (operator.index(v),)
+    return tuple(operator.index(s) for s in v)
+
+
 def permute_dims(x, /, axes):
-    return Array._new(x._t.permute(tuple(axes)))
+    return Array._new(x._t.permute(_ints(axes)))
 
 
 def reshape(x, /, shape, *, copy=None):
-    shape = tuple(operator.index(s) for s in shape)
+    shape = _ints(shape)
     if copy is False:
         try:
             return Array._new(x._t.view(shape))

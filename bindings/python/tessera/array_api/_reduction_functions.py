@@ -44,7 +44,8 @@ def _sum_dtype(x, dtype):
     default integer, unsigned, float or complex dtype of x's kind (complex64
     sums in complex128)."""
     if dtype is not None:
-        _dtypes.check_cast(x.dtype, _dtypes.check_dtype(dtype), "the dtype argument")
+        dtype = _dtypes.check_dtype(dtype)
+        _dtypes.check_cast(x.dtype, dtype, "the dtype argument")
         return dtype
     if x.dtype in _dtypes._signed:
         return _dtypes.default_int
