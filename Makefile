@@ -32,7 +32,7 @@ deps:
 # cuda.so carries sm_90 machine code and compute_90 PTX. Where this machine
 # has no GPU (nvidia-smi lists none), nothing here can run the machine code:
 # the Makefile's build then compiles PTX alone, which skips ptxas, two thirds
-# of nvcc's time (reduce_sum.cu: 86 of 130 s). A GPU's driver compiles the
+# of nvcc's time (nvcc --time on reduce_sum.cu: ptxas 86 of 130 s). A GPU's driver compiles the
 # PTX when the plugin loads. The machine code's own checks (ptxas, every
 # kernel on an H200) are scripts/gpu-check's, which builds both; a cmake
 # build of your own keeps both by default. CUDA_ARCHITECTURES= (empty) keeps

@@ -170,23 +170,24 @@ void unit_loop(std::index_sequence<I...>, int64_t n, char* const* ptrs, F& f) {
 // Note [One copy of each loop]
 //   A pointwise kernel reaches its unit-stride loops from three walks: rows
 //   of a two-dim plan (dispatch_rows), runs of run_range (execute) and tiles
-//   (execute_tiled). Inlined into each, every loop was compiled, and
-//   vectorised, three times over for every op x dtype: most of cpu_tbb's
-//   compile time (binary.cpp alone took 209 s at -O3). Now each loop has one
+//   (execute_tiled), and inlined into each, every loop was compiled and
+//   vectorised once per walk, for every op x dtype. Now each loop has one
 //   out-of-line copy, unit_rows<Mask> (a run is one row of it), and the
 //   strided walk one, inner_loop: f is still inlined into the loop, which
 //   vectorises as before, and a call per run or block of rows costs
-//   nanoseconds against the run's prologue.
+//   nanoseconds against the run's prologue. Measured with Note [One
+//   parallel loop] (context.hpp), which saved more: binary.cpp 209 s ->
+//   89 s, copy.cpp 122 s -> 55 s at -O3 (2026-12-04).
 
 // Rows [r0, r1) of a two-dim plan, each one unit-stride run of n: the loop
-// for `Mask` is chosen once for all of them (step is read only for r > 0).
+// for `Mask` is chosen once for all of them.
 template <unsigned Mask, class Out, class... In, size_t... I, class F>
 [[gnu::noinline]] void unit_rows(std::index_sequence<I...> seq, int64_t n, int64_t r0, int64_t r1, char* const* base,
                const int64_t* step, F& f) {
   constexpr size_t N = 1 + sizeof...(In);
   for (int64_t r = r0; r < r1; ++r) {
     char* ptrs[N];
-    for (size_t k = 0; k < N; ++k) ptrs[k] = r == 0 ? base[k] : base[k] + r * step[k];
+    for (size_t k = 0; k < N; ++k) ptrs[k] = base[k] + r * step[k];
     unit_loop<Mask, Out, In...>(seq, n, ptrs, f);
   }
 }
@@ -195,7 +196,8 @@ template <unsigned Mask, class Out, class... In, size_t... I, class F>
 template <class Out, class... In, size_t... I, unsigned... M, class F>
 void dispatch_unit(unsigned mask, std::index_sequence<I...> seq, std::integer_sequence<unsigned, M...>, int64_t n,
                    char* const* ptrs, F& f) {
-  (void)((mask == M ? (unit_rows<M, Out, In...>(seq, n, 0, 1, ptrs, nullptr, f), true) : false) || ...);
+  const int64_t no_step[1 + sizeof...(In)] = {};  // one row: never stepped
+  (void)((mask == M ? (unit_rows<M, Out, In...>(seq, n, 0, 1, ptrs, no_step, f), true) : false) || ...);
 }
 
 template <class Out, class... In, size_t... I, unsigned... M, class F>

@@ -43,7 +43,7 @@ class dtype:
             return "c"
         if self.is_floating_point:
             return "f"
-        if self._code == 9:
+        if self._name == "bool":
             return "b"
         return "i" if self.is_signed else "u"
 

@@ -66,7 +66,7 @@ def flip(x, /, *, axis=None):
 def _ints(v):
     """A tuple of ints, from a tuple or (as NumPy accepts, and code written
     for NumPy passes: scikit-learn's reshape(y, -1)) a single int."""
-    if isinstance(v, int) or hasattr(v, "__index__"):
+    if hasattr(v, "__index__"):
         return (operator.index(v),)
     return tuple(operator.index(s) for s in v)
 
