@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "comm.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 
+#include "abi_history.hpp"
 #include "error.hpp"
 #include "ops.hpp"
 #include "plugin_call.hpp"
@@ -234,6 +236,13 @@ bool debug_from_environment() {
 
 void check_call(const tsr_comm& c, const CollectiveCall& call) {
   const std::string at = who(c, call.collective);
+  // Note [What an older plugin is handed]: a collective has no fallback.
+  const uint32_t minor = std::min<uint32_t>(TSR_VERSION_MINOR(c.plugin->abi_version()), TSR_ABI_VERSION_MINOR);
+  for (const tsr_tensor* t : {call.input, call.output})
+    if (t != nullptr && dtype_minor(t->dtype) > minor)
+      fail(TSR_ERR_UNSUPPORTED, at + ": communicator plugin \"" + c.plugin->config().name +
+                                    "\" was built against ABI " + abi_string(minor) + ", which predates the dtype " +
+                                    tsr_dtype_name(t->dtype) + " (ABI " + abi_string(dtype_minor(t->dtype)) + ")");
   if (reduces(call.collective)) {
     if (call.op < 0 || call.op >= TSR_REDUCE_OP_COUNT)
       fail(TSR_ERR_INVALID_ARGUMENT, at + ": invalid reduce op " + std::to_string(call.op));

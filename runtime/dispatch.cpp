@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <string>
 
+#include "abi_history.hpp"
 #include "composite.hpp"
 #include "error.hpp"
 #include "fallback.hpp"
@@ -61,6 +62,44 @@ tsr_status call_kernel(const tsr_runtime& rt, tsr_device device, int32_t op, int
   }
 }
 
+namespace {
+// Calls k; a kernel may decline arguments it does not know (a newer MATH
+// function, Note [Kernel contracts]): the CPU fallback then runs the call.
+void run_kernel(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype, const KernelSlot& k,
+                std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& output,
+                const tsr_kernel_args& args) {
+  const tsr_status st = call_kernel(rt, device, op, key_dtype, k, args, "on ");
+  if (st == TSR_OK) return;
+  const std::string why = plugin_message();
+  if (st == TSR_ERR_UNSUPPORTED)
+    if (const DeviceType* type = fallback_target(rt, device))
+      return launch_on_cpu(rt, *type, device, op, key_dtype, inputs, output, args);
+  kernel_failed(rt, device, op, key_dtype, k.plugin, st, why, "on ");
+}
+
+// k's plugin is of an older minor than the runtime: nothing it predates
+// reaches it (Note [What an older plugin is handed]).
+void run_older_kernel(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype, const KernelSlot& k,
+                      std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& output,
+                      tsr_kernel_args& args) {
+  if (const NewerThing newer = newer_than(k.minor, args)) {
+    const std::string why = "plugin \"" + k.plugin->config().name + "\" was built against ABI " +
+                            abi_string(k.minor) + ", which predates " + newer.describe();
+    if (const DeviceType* type = fallback_target(rt, device))
+      return launch_on_cpu(rt, *type, device, op, key_dtype, inputs, output, args, why);
+    fail(TSR_ERR_UNSUPPORTED, std::string(tsr_op_name(op)) + " (" + tsr_dtype_name(key_dtype) + ") on " +
+                                  rt.registry.device_name(device) + ": " + why +
+                                  ", and its config does not allow the CPU fallback (\"fallback\": false)");
+  }
+  args.struct_size = kernel_args_size(k.minor);
+  // MATMUL's precision grew MEDIUM (2) in ABI 1.3; before, nonzero meant
+  // "TF32 allowed", which MEDIUM allows too.
+  int64_t precision = 1;
+  if (op == TSR_OP_MATMUL && k.minor < 3 && args.num_params == 1 && args.params[0] > 1) args.params = &precision;
+  run_kernel(rt, device, op, key_dtype, k, inputs, output, args);
+}
+}  // namespace
+
 void launch(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
             std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& output,
             const KernelParams& extra) {
@@ -87,18 +126,9 @@ void launch(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
     if (type == nullptr) missing_kernel(rt, device, op, key_dtype);
     return launch_on_cpu(rt, *type, device, op, key_dtype, inputs, output, args);
   }
-  const tsr_status st = call_kernel(rt, device, op, key_dtype, k, args, "on ");
-  if (st == TSR_OK) return;
-  // A kernel may decline arguments it does not know (a newer MATH function,
-  // Note [Kernel contracts]): the CPU fallback then runs the call.
-  if (st == TSR_ERR_UNSUPPORTED) {
-    const std::string why = plugin_message();
-    if (const DeviceType* type = fallback_target(rt, device)) {
-      return launch_on_cpu(rt, *type, device, op, key_dtype, inputs, output, args);
-    }
-    kernel_failed(rt, device, op, key_dtype, k.plugin, st, why, "on ");
-  }
-  kernel_failed(rt, device, op, key_dtype, k.plugin, st, plugin_message(), "on ");
+  if (k.minor < TSR_ABI_VERSION_MINOR) [[unlikely]]
+    return run_older_kernel(rt, device, op, key_dtype, k, inputs, output, args);
+  run_kernel(rt, device, op, key_dtype, k, inputs, output, args);
 }
 
 void check_same_device(const tsr_tensor& a, const tsr_tensor& b) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "abi_history.hpp"
 #include "error.hpp"
 #include "fallback.hpp"
 #include "plugin_call.hpp"
@@ -82,7 +83,7 @@ HostCopy to_host(const DeviceType& type, const tsr_tensor_desc& d, const char* w
 
 void launch_on_cpu(tsr_runtime& rt, const DeviceType& type, tsr_device device, int32_t op, int32_t key_dtype,
                    std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& output,
-                   const tsr_kernel_args& args_template) {
+                   const tsr_kernel_args& args_template, const std::string& why) {
   const KernelSlot& cpu = rt.registry.kernel(TSR_DEVICE_CPU, op, key_dtype);
   if (cpu.fn == nullptr) check_op_takes_dtype(op, key_dtype);
   if (cpu.fn == nullptr)
@@ -90,12 +91,22 @@ void launch_on_cpu(tsr_runtime& rt, const DeviceType& type, tsr_device device, i
                                   rt.registry.device_name(device) + " for dtype " + tsr_dtype_name(key_dtype) +
                                   ", and the CPU fallback has no kernel for it either; supported on: " +
                                   rt.registry.devices_with_kernel(op, key_dtype));
-  if (rt.fallback_warnings.first(device.type, op, key_dtype))
-    host_api()->log(TSR_LOG_WARNING, (std::string(tsr_op_name(op)) + " (" + tsr_dtype_name(key_dtype) +
-                                      ") has no kernel in plugin \"" + type.plugin->config().name + "\" for " +
-                                      rt.registry.device_name(device) +
-                                      "; running it on the CPU with copies in and out (warned once per op and dtype)")
-                                         .c_str());
+  // Note [What an older plugin is handed]: the CPU's plugin may be older too.
+  if (cpu.minor < TSR_ABI_VERSION_MINOR)
+    if (const NewerThing newer = newer_than(cpu.minor, args_template))
+      fail(TSR_ERR_UNSUPPORTED, std::string(tsr_op_name(op)) + " (" + tsr_dtype_name(key_dtype) + ") on " +
+                                    rt.registry.device_name(device) + ": the CPU fallback's plugin \"" +
+                                    cpu.plugin->config().name + "\" was built against ABI " +
+                                    abi_string(cpu.minor) + ", which predates " + newer.describe() +
+                                    (why.empty() ? "" : "; and " + why));
+  if (rt.fallback_warnings.first(device.type, op, key_dtype)) {
+    const std::string what = std::string(tsr_op_name(op)) + " (" + tsr_dtype_name(key_dtype) + ")";
+    const std::string reason = why.empty() ? what + " has no kernel in plugin \"" + type.plugin->config().name +
+                                                 "\" for " + rt.registry.device_name(device)
+                                           : what + " on " + rt.registry.device_name(device) + ": " + why;
+    host_api()->log(TSR_LOG_WARNING,
+                    (reason + "; running it on the CPU with copies in and out (warned once per op and dtype)").c_str());
+  }
 
   std::vector<HostCopy> in;
   in.reserve(inputs.size());
@@ -115,6 +126,7 @@ void launch_on_cpu(tsr_runtime& rt, const DeviceType& type, tsr_device device, i
   }
 
   tsr_kernel_args args = args_template;
+  args.struct_size = kernel_args_size(cpu.minor);
   args.device_index = 0;
   args.inputs = in_descs.data();
   args.output = &outs.front().desc;

@@ -28,9 +28,11 @@ void check_op_takes_dtype(int32_t op, int32_t dtype);
 
 // Runs (op, key_dtype) with the CPU kernel on host copies of `inputs` and
 // `output`, which live on `device` of `type`, and copies the output back.
-// args_template supplies op, scalars and params. Throws Error.
+// args_template supplies op, scalars and params. `why` words the reason in
+// the warning when it is not a missing kernel (an older plugin's kernel that
+// predates the call). Throws Error.
 void launch_on_cpu(tsr_runtime& rt, const DeviceType& type, tsr_device device, int32_t op, int32_t key_dtype,
                    std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& output,
-                   const tsr_kernel_args& args_template);
+                   const tsr_kernel_args& args_template, const std::string& why = {});
 
 }  // namespace tessera::rt

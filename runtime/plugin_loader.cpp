@@ -11,6 +11,7 @@
 #include <map>
 #include <utility>
 
+#include "abi_history.hpp"
 #include "error.hpp"
 #include "paths.hpp"
 #include "plugin_call.hpp"
@@ -290,6 +291,15 @@ std::unique_ptr<LoadedPlugin> load_plugin(const PluginConfig& cfg, const std::st
     const std::string what = "kernel table entry " + std::to_string(i) + " (op \"" + tsr_op_name(e.op) +
                              "\", dtype " + tsr_dtype_name(e.dtype) + ")";
     if (e.fn == nullptr) load_error(what + " has a NULL function");
+    // Note [What an older plugin is handed]: what its minor predates it cannot mean.
+    if (const uint32_t minor = TSR_VERSION_MINOR(plugin->abi_version_); minor < TSR_ABI_VERSION_MINOR) {
+      const bool op_newer = op_minor(e.op) > minor;
+      if (op_newer || dtype_minor(e.dtype) > minor)
+        load_error(what + " names " + (op_newer ? "an op" : "a dtype") + " of ABI " +
+                   abi_string(op_newer ? op_minor(e.op) : dtype_minor(e.dtype)) +
+                   ", which the plugin's ABI " + abi_string(minor) +
+                   " predates (tsr_plugin_api.abi_version must be the version of the headers it was built with)");
+    }
     auto [it, inserted] = seen.emplace(std::make_pair(e.op, e.dtype), i);
     if (!inserted) load_error(what + " repeats entry " + std::to_string(it->second));
     plugin->kernels_.push_back(e);

@@ -20,6 +20,9 @@ struct KernelSlot {
   tsr_kernel_fn fn = nullptr;
   void* ctx = nullptr;
   const LoadedPlugin* plugin = nullptr;  // whose kernel: errors and log lines name it
+  // The plugin's ABI minor, at most the runtime's: below TSR_ABI_VERSION_MINOR,
+  // launch checks each call first (Note [What an older plugin is handed]).
+  uint32_t minor = TSR_ABI_VERSION_MINOR;
 };
 
 // One kind of device and the plugin that drives it.

@@ -36,6 +36,26 @@
  *   - init threw a C++ exception (which breaks the ABI): nothing is called
  *     and the library stays mapped.
  *
+ * An older minor (tsr_plugin_api.abi_version below the runtime's): the
+ * plugin is handed nothing its minor predates. tessera/version.h's history
+ * says what each minor added; the runtime
+ *   - refuses, at load, a kernel table entry whose op or dtype is newer than
+ *     the plugin's abi_version (so abi_version must be the TSR_ABI_VERSION of
+ *     the headers the plugin was built with);
+ *   - never calls a kernel with an input, output or further output of a
+ *     newer dtype (a cast's source included: a 1.4 plugin's float32 COPY
+ *     never reads uint64), a newer MATH function or a newer scalar kind:
+ *     such a call runs on the CPU fallback where the plugin's config says
+ *     "fallback": true, and otherwise fails with TSR_ERR_UNSUPPORTED naming
+ *     the plugin, its ABI and what it predates;
+ *   - sets tsr_kernel_args.struct_size to the plugin's minor's layout (a 1.5
+ *     plugin's args end before more_outputs) and passes a 1.0 .. 1.2 plugin
+ *     MATMUL's precision MEDIUM as 1 (TF32 allowed, which MEDIUM includes);
+ *   - never hands a communicator (tessera/comm.h) a tensor of a newer dtype:
+ *     the collective fails, naming it.
+ * A newer plugin on an older runtime needs no such care: that runtime
+ * ignores its entries for what it does not know.
+ *
  * Threading: every slot may be called from several threads at once, on the
  * same or different devices; a plugin synchronises its own state.
  * Errors: a slot that returns a tsr_status other than TSR_OK first calls

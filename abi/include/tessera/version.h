@@ -26,7 +26,13 @@
  *  - Negotiation: the runtime passes its version in tsr_plugin_init_args; the
  *    plugin answers with the version it was built against in
  *    tsr_plugin_api.abi_version. Both then use only what the smaller minor
- *    version defines.
+ *    version defines. A newer runtime hands an older plugin no dtype, op,
+ *    MATH function, scalar kind, params meaning or field that the history
+ *    below dates after the plugin's minor, not even as a cast's source or a
+ *    further output; a call holding one runs on the CPU fallback where
+ *    configured, or fails naming the plugin, its ABI and what it predates
+ *    (tessera/plugin.h says how; the runtime's table of it is
+ *    runtime/abi_history.hpp, checked against this header when it builds).
  *
  * History:
  *   1.0  the first ABI.

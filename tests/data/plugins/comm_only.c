@@ -2,7 +2,8 @@
 /* comm_only.so: a plugin that is only a communicator (ABI 1.5): no device
  * table, no kernel table, no device type name. A world of one rank whose
  * operations complete at once. Built with TEST_DROP_WAIT it leaves out the
- * required wait slot: that is bad_comm_missing_slot.so. */
+ * required wait slot: that is bad_comm_missing_slot.so. The option
+ * "abi_minor" makes it answer that minor (1.5 .. today's) as its version. */
 #include "test_plugin_common.h"
 
 static int32_t one_rank(void* ctx, tsr_comm_handle comm) {
@@ -77,7 +78,8 @@ TSR_PLUGIN_EXPORT tsr_status tsr_plugin_init(const tsr_plugin_init_args* args, c
   comm.request_free = request_free;
   memset(&api, 0, sizeof api);
   api.struct_size = TSR_PLUGIN_API_STRUCT_SIZE;
-  api.abi_version = TSR_ABI_VERSION;
+  api.abi_version =
+      TSR_MAKE_VERSION(TSR_ABI_VERSION_MAJOR, test_option_int(args->options_json, "abi_minor", TSR_ABI_VERSION_MINOR));
   api.device_type = TSR_DEVICE_UNDEFINED;
   api.plugin_name = "comm_only";
   api.plugin_version = "1";
