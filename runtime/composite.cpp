@@ -64,24 +64,49 @@ int64_t numel_of(const tsr_tensor_desc& d) {
   return n;
 }
 
-void variance(Composer& c, int32_t op, int32_t key, const tsr_tensor_desc& x, const tsr_tensor_desc& out,
+// Note [Variance as a composite]
+//   The corrected two-pass algorithm, as the CPU's one-pass kernel computes
+//   it per block (Note [One-pass variance] in backends/cpu_tbb/reduce.cpp):
+//   mean = SUM(x) / n, d = x - mean, M2 = SUM(d^2) - SUM(d)^2 / n, then
+//   M2 / max(0, n - correction) and, for STD, the root. The SUM(d) term
+//   takes back the mean's rounding, so a constant input gives exactly 0
+//   (the plain two-pass form gave sqrt of a rounding, 1e-4 for float32, as
+//   STD). float16 and bfloat16 compute in float32 (PyTorch's opmath type):
+//   in the dtype itself a count above 65504 is inf, and the variance NaN.
+void variance(Composer& c, int32_t op, int32_t key, const tsr_tensor_desc& x_in, const tsr_tensor_desc& out,
               const KernelParams& extra) {
   const double correction = extra.scalars.empty() ? 1.0 : extra.scalars[0].f;
-  const int64_t n = numel_of(out) > 0 ? numel_of(x) / numel_of(out) : 0;
+  const int64_t n = numel_of(out) > 0 ? numel_of(x_in) / numel_of(out) : 0;
   const KernelParams reduce_params{.params = extra.params};
-  const tsr_tensor_desc mean = c.temporary(out, key);
-  c.run(TSR_OP_SUM, key, {&x}, mean, reduce_params);
-  const tsr_tensor_desc count = c.constant(out, key, make_scalar(static_cast<double>(n)));
-  c.run(TSR_OP_DIV, key, {&mean, &count}, mean);
+  const bool half = key == TSR_FLOAT16 || key == TSR_BFLOAT16;
+  const int32_t ct = half ? TSR_FLOAT32 : key;  // the compute dtype
+  tsr_tensor_desc x = x_in;
+  if (half) {
+    x = c.temporary(x_in, ct);
+    c.run(TSR_OP_COPY, ct, {&x_in}, x);
+  }
+  const tsr_tensor_desc count = c.constant(out, ct, make_scalar(static_cast<double>(n)));
+  const tsr_tensor_desc mean = c.temporary(out, ct);
+  c.run(TSR_OP_SUM, ct, {&x}, mean, reduce_params);
+  c.run(TSR_OP_DIV, ct, {&mean, &count}, mean);
   const tsr_tensor_desc mean_b = Composer::broadcast(mean, x);
-  const tsr_tensor_desc dev = c.temporary(x, key);
-  c.run(TSR_OP_SUB, key, {&x, &mean_b}, dev);
-  c.run(TSR_OP_MUL, key, {&dev, &dev}, dev);
-  c.run(TSR_OP_SUM, key, {&dev}, out, reduce_params);
+  const tsr_tensor_desc dev = c.temporary(x, ct);
+  c.run(TSR_OP_SUB, ct, {&x, &mean_b}, dev);
+  const tsr_tensor_desc s1 = c.temporary(out, ct);
+  c.run(TSR_OP_SUM, ct, {&dev}, s1, reduce_params);
+  c.run(TSR_OP_MUL, ct, {&dev, &dev}, dev);
+  const tsr_tensor_desc m2 = half ? c.temporary(out, ct) : out;
+  c.run(TSR_OP_SUM, ct, {&dev}, m2, reduce_params);
+  c.run(TSR_OP_MUL, ct, {&s1, &s1}, s1);
+  c.run(TSR_OP_DIV, ct, {&s1, &count}, s1);
+  c.run(TSR_OP_SUB, ct, {&m2, &s1}, m2);
+  const tsr_tensor_desc zero = c.constant(out, ct, make_scalar(0.0));
+  c.run(TSR_OP_MAXIMUM, ct, {&m2, &zero}, m2);  // rounding below 0; NaN wins MAXIMUM and stays
   const tsr_tensor_desc dof =
-      c.constant(out, key, make_scalar(std::max(0.0, static_cast<double>(n) - correction)));
-  c.run(TSR_OP_DIV, key, {&out, &dof}, out);
-  if (op == TSR_OP_STD) c.run(TSR_OP_SQRT, key, {&out}, out);
+      c.constant(out, ct, make_scalar(std::max(0.0, static_cast<double>(n) - correction)));
+  c.run(TSR_OP_DIV, ct, {&m2, &dof}, m2);
+  if (op == TSR_OP_STD) c.run(TSR_OP_SQRT, ct, {&m2}, m2);
+  if (half) c.run(TSR_OP_COPY, key, {&m2}, out);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reductions: SUM, PROD, MEAN, MAX, MIN, ARGMAX, ARGMIN (VAR and STD are
-// the runtime's composites). The contract is Note [Kernel contracts]
+// Reductions: SUM, PROD, MEAN, MAX, MIN, ARGMAX, ARGMIN, VAR and STD (the
+// last four are composites that run natively here: MEAN, ARGMIN in one pass
+// each, VAR and STD in one read of memory, Note [One-pass variance]). The
+// contract is Note [Kernel contracts]
 // (tessera/ops.h); what this file adds:
 //
 // What the kernels accept (for the runtime's author):
@@ -124,6 +126,104 @@ double sum_f32_fast(const float* p, int64_t n) {
 #endif
 }
 
+// ---- VAR's and STD's second pass (Note [One-pass variance]) ------------------
+// The sums of d = x - mean and of d * d over a run, in double: 16 lanes each
+// (lane k takes elements k, k + 16, ...), the lanes added in order, then the
+// tail. The AVX2 and AVX-512 bodies compute exactly that, so the bits never
+// depend on the CPU. (GCC's vectoriser, cloned_loops.hpp's way, split the
+// conversions into scalars here.)
+struct Deviations {
+  double sum = 0;
+  double squares = 0;
+};
+constexpr int kDevLanes = 16;
+
+template <class T> Deviations finish_deviations(const double* l1, const double* l2, const T* p, int64_t i, int64_t n,
+                                                double mean) {
+  Deviations out;
+  if (l1 != nullptr)
+    for (int k = 0; k < kDevLanes; ++k) out.sum += l1[k], out.squares += l2[k];
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(p[i]) - mean;
+    out.sum += d;
+    out.squares += d * d;
+  }
+  return out;
+}
+
+template <class T> Deviations deviations_baseline(const T* p, int64_t n, double mean) {
+  if (n < 2 * kDevLanes) return finish_deviations<T>(nullptr, nullptr, p, 0, n, mean);
+  double l1[kDevLanes] = {}, l2[kDevLanes] = {};
+  int64_t i = 0;
+  for (; i + kDevLanes <= n; i += kDevLanes)
+    for (int k = 0; k < kDevLanes; ++k) {
+      const double d = static_cast<double>(p[i + k]) - mean;
+      l1[k] += d;
+      l2[k] += d * d;
+    }
+  return finish_deviations(l1, l2, p, i, n, mean);
+}
+
+#if TSR_HAVE_CLONES
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // as in sum_f32_avx512
+template <class T> [[gnu::target("avx512f")]] Deviations deviations_avx512(const T* p, int64_t n, double mean) {
+  if (n < 2 * kDevLanes) return finish_deviations<T>(nullptr, nullptr, p, 0, n, mean);
+  const __m512d m = _mm512_set1_pd(mean);
+  __m512d a1[2] = {_mm512_setzero_pd(), _mm512_setzero_pd()}, a2[2] = {a1[0], a1[0]};
+  int64_t i = 0;
+  for (; i + kDevLanes <= n; i += kDevLanes)
+    for (int j = 0; j < 2; ++j) {
+      __m512d x;
+      if constexpr (std::is_same_v<T, float>) x = _mm512_cvtps_pd(_mm256_loadu_ps(p + i + 8 * j));
+      else x = _mm512_loadu_pd(p + i + 8 * j);
+      const __m512d d = _mm512_sub_pd(x, m);
+      a1[j] = _mm512_add_pd(a1[j], d);
+      a2[j] = _mm512_add_pd(a2[j], _mm512_mul_pd(d, d));
+    }
+  double l1[kDevLanes], l2[kDevLanes];
+  for (int j = 0; j < 2; ++j) _mm512_storeu_pd(l1 + 8 * j, a1[j]), _mm512_storeu_pd(l2 + 8 * j, a2[j]);
+  return finish_deviations(l1, l2, p, i, n, mean);
+}
+#pragma GCC diagnostic pop
+
+template <class T> [[gnu::target("avx2")]] Deviations deviations_avx2(const T* p, int64_t n, double mean) {
+  if (n < 2 * kDevLanes) return finish_deviations<T>(nullptr, nullptr, p, 0, n, mean);
+  const __m256d m = _mm256_set1_pd(mean);
+  __m256d a1[4], a2[4];
+  for (int j = 0; j < 4; ++j) a1[j] = a2[j] = _mm256_setzero_pd();
+  int64_t i = 0;
+  for (; i + kDevLanes <= n; i += kDevLanes)
+    for (int j = 0; j < 4; ++j) {
+      __m256d x;
+      if constexpr (std::is_same_v<T, float>) x = _mm256_cvtps_pd(_mm_loadu_ps(p + i + 4 * j));
+      else x = _mm256_loadu_pd(p + i + 4 * j);
+      const __m256d d = _mm256_sub_pd(x, m);
+      a1[j] = _mm256_add_pd(a1[j], d);
+      a2[j] = _mm256_add_pd(a2[j], _mm256_mul_pd(d, d));
+    }
+  double l1[kDevLanes], l2[kDevLanes];
+  for (int j = 0; j < 4; ++j) _mm256_storeu_pd(l1 + 4 * j, a1[j]), _mm256_storeu_pd(l2 + 4 * j, a2[j]);
+  return finish_deviations(l1, l2, p, i, n, mean);
+}
+#endif
+
+// The widest body the CPU runs, picked once per element type.
+template <class T> Deviations deviations_fast(const T* p, int64_t n, double mean) {
+#if TSR_HAVE_CLONES
+  using Fn = Deviations (*)(const T*, int64_t, double);
+  static const Fn fn = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return Fn{deviations_avx512<T>};
+    if (__builtin_cpu_supports("avx2")) return Fn{deviations_avx2<T>};
+    return Fn{deviations_baseline<T>};
+  }();
+  return fn(p, n, mean);
+#else
+  return deviations_baseline(p, n, mean);
+#endif
+}
+
 // ---- reducers ---------------------------------------------------------------
 // A reducer folds input elements into an accumulator: init() is the identity,
 // add(acc, x, index) takes the element at row-major position `index` of the
@@ -133,6 +233,7 @@ double sum_f32_fast(const float* p, int64_t n) {
 template <class R> typename R::acc_t fold_contiguous(const typename R::in_t* p, int64_t n, int64_t index0) {
   using acc_t = typename R::acc_t;
   if constexpr (R::float32_sum) return sum_f32_fast(p, n);  // Note [float32 sums]
+  if constexpr (requires { R::fold(p, n); }) return R::fold(p, n);
   acc_t acc = R::init();
   int64_t i = 0;
   if constexpr (R::lanes > 1) {
@@ -241,6 +342,81 @@ template <int D, bool Min> struct ArgmaxReducer {
   static out_t finish(const acc_t& a, int64_t) { return a.index < 0 ? 0 : a.index; }
 };
 
+// Note [One-pass variance]
+//   VAR and STD read memory once. The row path hands fold() runs of at most
+//   kRowBlock elements (128 KiB of float32, 256 KiB of float64: they stay in
+//   L2), and fold() makes two passes over its run, the sum and then the
+//   sums of d = x - mean and of d * d (the corrected two-pass algorithm:
+//   M2 = sum d^2 - (sum d)^2 / n, exact up to rounding where one pass of
+//   sums of squares would cancel). Runs, blocks and the strided and column
+//   paths' elements combine by Chan, Golub and LeVeque's update of (n, mean,
+//   M2); a single element joins an accumulator as a shifted sum (d = x -
+//   shift, shift its first element), so no element costs a division. All in
+//   double; finish divides M2 by max(0, count - correction) (scalars[0]) and
+//   STD takes the root, one rounding to the output dtype. The composite
+//   (mean, deviations, squares, SUM, division: five passes over memory) stays
+//   for every other device.
+template <int D, bool Root> struct VarReducer {
+  static constexpr bool float32_sum = false;
+  static constexpr bool uses_index = false;
+  static constexpr bool has_identity = true;  // zero elements: 0 / max(0, -correction), NaN as PyTorch's
+  static constexpr int lanes = 1;
+  using in_t = storage_t<D>;
+  // `count` elements as shift + d: s1 = sum d, s2 = sum d^2.
+  struct acc_t {
+    double count, shift, s1, s2;
+    double mean() const { return shift + s1 / count; }
+    double m2() const { return s2 - s1 * s1 / count; }
+  };
+  using out_t = in_t;
+  double correction = 1;
+  static acc_t init() { return {0, 0, 0, 0}; }
+  static void add(acc_t& a, in_t x, int64_t) {
+    const double v = static_cast<double>(load(x));
+    if (a.count == 0) a.shift = v;
+    const double d = v - a.shift;
+    a.count += 1;
+    a.s1 += d;
+    a.s2 += d * d;
+  }
+  static void merge(acc_t& a, const acc_t& b) {
+    if (b.count == 0) return;
+    if (a.count == 0) {
+      a = b;
+      return;
+    }
+    const double n = a.count + b.count, ma = a.mean(), delta = b.mean() - ma;
+    a = {n, ma + delta * (b.count / n), 0, a.m2() + b.m2() + delta * delta * (a.count * b.count / n)};
+  }
+  static acc_t fold(const in_t* p, int64_t n) {
+    if (n == 0) return init();
+    Deviations d;
+    double mean;
+    if constexpr (D == TSR_FLOAT32) {
+      mean = sum_f32_fast(p, n) / static_cast<double>(n);
+      d = deviations_fast(p, n, mean);
+    } else if constexpr (D == TSR_FLOAT64) {
+      mean = deviations_fast(p, n, 0.0).sum / static_cast<double>(n);  // memory-bound: the squares cost nothing
+      d = deviations_fast(p, n, mean);
+    } else {  // float16, bfloat16: scalar loops
+      double sum = 0;
+      for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(load(p[i]));
+      mean = sum / static_cast<double>(n);
+      for (int64_t i = 0; i < n; ++i) {
+        const double x = static_cast<double>(load(p[i])) - mean;
+        d.sum += x;
+        d.squares += x * x;
+      }
+    }
+    return {static_cast<double>(n), mean, d.sum, d.squares};
+  }
+  out_t finish(const acc_t& a, int64_t count) const {
+    double m2 = a.count == 0 ? 0.0 : a.m2();
+    if (m2 < 0) m2 = 0;  // rounding; NaN stays
+    const double v = m2 / std::max(0.0, static_cast<double>(count) - correction);
+    return convert<out_t>(Root ? std::sqrt(v) : v);
+  }
+};
 
 // A multi-index over dims (innermost first) tracking one or two offsets.
 struct Walker {
@@ -282,7 +458,8 @@ constexpr int64_t kColumnBlock = 262144;  // elements per block, column path
 // Row path: each output reduces its elements, innermost reduced dim in the
 // inner loop (contiguous runs take the vectorised fold).
 template <class R>
-void reduce_rows(Context& ctx, const ReducePlan& p, const typename R::in_t* in, typename R::out_t* out) {
+void reduce_rows(Context& ctx, const R& reducer, const ReducePlan& p, const typename R::in_t* in,
+                 typename R::out_t* out) {
   using acc_t = typename R::acc_t;
   auto range = [&](const typename R::in_t* base, int64_t r0, int64_t r1) {
     acc_t acc = R::init();
@@ -307,7 +484,7 @@ void reduce_rows(Context& ctx, const ReducePlan& p, const typename R::in_t* in, 
     maybe_parallel(ctx, p.n_out, work, kParallelGrain / std::max<int64_t>(1, p.count), [&](int64_t t0, int64_t t1) {
       Walker k(p.nkeep, p.keep_size, p.keep_in, p.keep_out, t0);
       for (int64_t t = t0; t < t1; ++t) {
-        out[k.off2] = R::finish(range(in + k.off1, 0, p.count), p.count);
+        out[k.off2] = reducer.finish(range(in + k.off1, 0, p.count), p.count);
         if (t + 1 < t1) k.advance(1);
       }
     });
@@ -325,7 +502,7 @@ void reduce_rows(Context& ctx, const ReducePlan& p, const typename R::in_t* in, 
   for (int64_t t = 0; t < p.n_out; ++t) {
     acc_t acc = partial[t * nblocks];
     for (int64_t b = 1; b < nblocks; ++b) R::merge(acc, partial[t * nblocks + b]);
-    out[k.off2] = R::finish(acc, p.count);
+    out[k.off2] = reducer.finish(acc, p.count);
     if (t + 1 < p.n_out) k.advance(1);
   }
 }
@@ -334,7 +511,8 @@ void reduce_rows(Context& ctx, const ReducePlan& p, const typename R::in_t* in, 
 // memory, so a tile of up to kColumnWidth outputs accumulates whole rows at
 // once (acc[j] += x[j], vectorised when the kept dim is unit-stride).
 template <class R>
-void reduce_columns(Context& ctx, const ReducePlan& p, const typename R::in_t* in, typename R::out_t* out) {
+void reduce_columns(Context& ctx, const R& reducer, const ReducePlan& p, const typename R::in_t* in,
+                    typename R::out_t* out) {
   using acc_t = typename R::acc_t;
   const int64_t m = p.keep_size[0], sk = p.keep_in[0], so = p.keep_out[0];
   const int64_t n_outer = p.n_out / m;
@@ -373,7 +551,7 @@ void reduce_columns(Context& ctx, const ReducePlan& p, const typename R::in_t* i
         int64_t in_off, out_off, width;
         tile_origin(t, in_off, out_off, width);
         range(in + in_off, width, 0, p.count, acc);
-        for (int64_t j = 0; j < width; ++j) out[out_off + j * so] = R::finish(acc[j], p.count);
+        for (int64_t j = 0; j < width; ++j) out[out_off + j * so] = reducer.finish(acc[j], p.count);
       }
     });
     return;
@@ -396,14 +574,15 @@ void reduce_columns(Context& ctx, const ReducePlan& p, const typename R::in_t* i
         const acc_t* next = &partial[(t * nblocks + b) * kColumnWidth];
         for (int64_t j = 0; j < width; ++j) R::merge(first[j], next[j]);
       }
-      for (int64_t j = 0; j < width; ++j) out[out_off + j * so] = R::finish(first[j], p.count);
+      for (int64_t j = 0; j < width; ++j) out[out_off + j * so] = reducer.finish(first[j], p.count);
     }
   });
 }
 
+// `reducer` carries what finish needs beyond the accumulator (VAR's correction).
 template <class R>
 void reduce(Context& ctx, const tsr_kernel_args& a, int key, const tsr_tensor_desc& in, const tsr_tensor_desc& out,
-            const bool* reduced) {
+            const bool* reduced, const R& reducer = {}) {
   const ReducePlan p = make_reduce_plan(in, out, reduced, R::uses_index);
   if (p.n_out == 0) return;
   using out_t = typename R::out_t;
@@ -412,7 +591,7 @@ void reduce(Context& ctx, const tsr_kernel_args& a, int key, const tsr_tensor_de
     if constexpr (!R::has_identity) {
       fail(TSR_ERR_INVALID_ARGUMENT, where(a, key) + "cannot reduce over zero elements: the operation has no identity");
     } else {
-      const out_t value = R::finish(R::init(), 0);
+      const out_t value = reducer.finish(R::init(), 0);
       Walker k(p.nkeep, p.keep_size, p.keep_out, nullptr, 0);
       for (int64_t t = 0; t < p.n_out; ++t) {
         o[k.off1] = value;
@@ -424,15 +603,16 @@ void reduce(Context& ctx, const tsr_kernel_args& a, int key, const tsr_tensor_de
   const auto* i = static_cast<const typename R::in_t*>(in.data) + in.offset;
   const bool columns = p.nkeep > 0 && p.keep_size[0] >= 8 && p.keep_in[0] < p.red_in[0];
   if (columns) {
-    reduce_columns<R>(ctx, p, i, o);
+    reduce_columns<R>(ctx, reducer, p, i, o);
   } else {
-    reduce_rows<R>(ctx, p, i, o);
+    reduce_rows<R>(ctx, reducer, p, i, o);
   }
 }
 
 template <int Op, int D> struct ReduceKernel {
   static void run(Context& ctx, const tsr_kernel_args& a) {
-    check_args(a, D, 1, 0, 0);
+    constexpr bool variance = Op == TSR_OP_VAR || Op == TSR_OP_STD;
+    check_args(a, D, 1, variance ? 1 : 0, 0);
     const tsr_tensor_desc& in = *a.inputs[0];
     const tsr_tensor_desc& out = *a.output;
     check_dtype(a, D, in, D, "input");
@@ -447,6 +627,11 @@ template <int Op, int D> struct ReduceKernel {
     else if constexpr (Op == TSR_OP_MAX) reduce<ExtremumReducer<D, true>>(ctx, a, D, in, out, reduced);
     else if constexpr (Op == TSR_OP_MIN) reduce<ExtremumReducer<D, false>>(ctx, a, D, in, out, reduced);
     else if constexpr (Op == TSR_OP_PROD) reduce<ProdReducer<D>>(ctx, a, D, in, out, reduced);
+    else if constexpr (variance) {
+      VarReducer<D, Op == TSR_OP_STD> r;
+      r.correction = a.scalars[0].kind == TSR_SCALAR_INT ? static_cast<double>(a.scalars[0].i) : a.scalars[0].f;
+      reduce(ctx, a, D, in, out, reduced, r);
+    }
     else reduce<ArgmaxReducer<D, Op == TSR_OP_ARGMIN>>(ctx, a, D, in, out, reduced);
   }
 };
@@ -454,8 +639,9 @@ template <int Op, int D> struct ReduceKernel {
 }  // namespace
 
 void add_reduce_kernels(KernelList& list) {
-  // VAR and STD are composites (Note [Primitives]): the runtime builds them.
-  add_kernels<ReduceKernel, TSR_OP_SUM, TSR_OP_MEAN, TSR_OP_MAX, TSR_OP_MIN, TSR_OP_ARGMAX, TSR_OP_PROD, TSR_OP_ARGMIN>(list);
+  // MEAN, ARGMIN, VAR and STD are composites (Note [Primitives]) with native kernels here.
+  add_kernels<ReduceKernel, TSR_OP_SUM, TSR_OP_MEAN, TSR_OP_MAX, TSR_OP_MIN, TSR_OP_ARGMAX, TSR_OP_PROD, TSR_OP_ARGMIN,
+              TSR_OP_VAR, TSR_OP_STD>(list);
 }
 
 }  // namespace tessera::cpu_tbb

@@ -35,11 +35,9 @@ bool expected_support(int op, int d) {
                                     TSR_OP_GATHER, TSR_OP_SCATTER, TSR_OP_SORT, TSR_OP_ARGSORT, TSR_OP_NONZERO};
   static const std::set<int> floating = {TSR_OP_DIV,  TSR_OP_EXP,  TSR_OP_LOG,          TSR_OP_SQRT,        TSR_OP_SIGMOID,
                                          TSR_OP_TANH, TSR_OP_MEAN, TSR_OP_RAND_UNIFORM, TSR_OP_RAND_NORMAL, TSR_OP_MATH,
-                                         TSR_OP_ATAN2, TSR_OP_LOGADDEXP};
+                                         TSR_OP_ATAN2, TSR_OP_LOGADDEXP, TSR_OP_VAR, TSR_OP_STD};
   static const std::set<int> bits = {TSR_OP_BITWISE_AND, TSR_OP_BITWISE_OR, TSR_OP_BITWISE_XOR};  // integers and bool
   static const std::set<int> shifts = {TSR_OP_SHIFT_LEFT, TSR_OP_SHIFT_RIGHT};                    // integers
-  static const std::set<int> composite_only = {TSR_OP_VAR, TSR_OP_STD};  // built by the runtime
-  if (composite_only.count(op)) return false;
   if (tsr_op_kind(op) == TSR_OP_KIND_LINALG) return d == TSR_FLOAT32 || d == TSR_FLOAT64;  // LAPACK's types
   if (all.count(op)) return true;
   if (floating.count(op)) return is_float(d);
@@ -610,6 +608,87 @@ TEST_CASE("cpu_tbb: reductions match float64 on every layout") {
         for (const ReduceCase& c : big) run_case(c, Domain::PowExponent);
     }
   }
+}
+
+namespace {
+
+// VAR (or STD) of `in` over the reduced dims in float64, two passes per output.
+std::vector<double> ref_variance(bool root, Tensor& in, const std::vector<bool>& reduced, double correction) {
+  std::vector<double> mean = ref_reduce(TSR_OP_MEAN, in, reduced, nullptr);
+  const int n = static_cast<int>(in.shape.size());
+  int64_t count = 1;
+  for (int d = 0; d < n; ++d) count *= reduced[d] ? in.shape[d] : 1;
+  std::vector<double> m2(mean.size(), 0);
+  for (int64_t i = 0; i < in.numel(); ++i) {
+    int64_t rest = i, o = 0, ostride = 1;
+    for (int d = n - 1; d >= 0; --d) {
+      const int64_t idx = rest % in.shape[d];
+      rest /= in.shape[d];
+      if (!reduced[d]) o += idx * ostride, ostride *= in.shape[d];
+    }
+    const double dev = in.get(i) - mean[static_cast<size_t>(o)];
+    m2[static_cast<size_t>(o)] += dev * dev;
+  }
+  for (double& v : m2) {
+    v /= std::max(0.0, static_cast<double>(count) - correction);
+    if (root) v = std::sqrt(v);
+  }
+  return m2;
+}
+
+}  // namespace
+
+// Note [One-pass variance] (reduce.cpp): every path of the reducer, against
+// float64's two passes, including data far from zero (1e4 + x: one pass of
+// sums of squares would lose the variance to cancellation in float32).
+TEST_CASE("cpu_tbb: var and std match float64's two passes on every path") {
+  std::vector<ReduceCase> cases;
+  for (Layout l : {L::Contiguous, L::Transposed, L::Sliced, L::Broadcast0})
+    for (std::vector<int> dims : std::vector<std::vector<int>>{{0}, {1}, {2}, {0, 2}, {0, 1, 2}, {}})
+      cases.push_back({{4, 5, 6}, l, dims});
+  cases.push_back({{6, 20}, L::Contiguous, {0}, L::Sliced});  // column path, strided output
+  cases.push_back({{}, L::Contiguous, {}});                    // one element
+  cases.push_back({{3, 0}, L::Contiguous, {0}});               // empty output
+  cases.push_back({{3, 70000}, L::Contiguous, {1}});           // rows, blocked: runs merged
+  cases.push_back({{3, 70000}, L::Contiguous, {0}});           // columns, shifted sums
+  cases.push_back({{70000, 3}, L::Contiguous, {0}});           // few columns: strided rows, blocked
+  cases.push_back({{200, 400}, L::Transposed, {0, 1}});        // full, strided
+  cases.push_back({{100000}, L::Contiguous, {0}});             // full, contiguous, parallel blocks
+  cases.push_back({{1000, 7}, L::Contiguous, {0, 1}});         // full over short runs
+  Rng rng{11};
+  for (int op : {TSR_OP_VAR, TSR_OP_STD})
+    for (int d : {TSR_FLOAT32, TSR_FLOAT64, TSR_FLOAT16, TSR_BFLOAT16})
+      for (double correction : {1.0, 0.0, 2.5})
+        for (double offset : {0.0, 1e4}) {
+          if (offset != 0 && (d == TSR_FLOAT16 || d == TSR_BFLOAT16)) continue;  // 1e4 + x is not x there
+          for (const ReduceCase& c : cases) {
+            const bool big = c.shape.size() >= 1 && c.shape.size() <= 2 && (c.shape[0] * (c.shape.size() == 2 ? c.shape[1] : 1)) > 1000;
+            if (big && d != TSR_FLOAT32 && d != TSR_FLOAT64) continue;
+            INFO(tsr_op_name(op) << "(" << tsr_dtype_name(d) << ") correction " << correction << " offset " << offset
+                                 << ", input " << layout_name(c.in) << " shape[0] " << (c.shape.empty() ? 0 : c.shape[0])
+                                 << ", reducing " << c.dims.size() << " dims, first " << (c.dims.empty() ? -1 : c.dims[0]));
+            Tensor in = make_tensor(d, c.shape, c.in);
+            for (int64_t i = 0; i < in.numel(); ++i) in.set(i, offset + gen_value(d, Domain::Any, rng));
+            std::vector<bool> reduced(c.shape.size(), false);
+            std::vector<int64_t> out_shape = c.shape;
+            for (int dim : c.dims) reduced[dim] = true, out_shape[dim] = 1;
+            Tensor out = make_tensor(d, out_shape, c.out);
+            run_ok(plugin(), op, d, out, {&in}, {fscalar(correction)});
+            std::vector<double> want = ref_variance(op == TSR_OP_STD, in, reduced, correction);
+            for (double& w : want) w = round_to(d, w);
+            CHECK(mismatch(out, want) == "");
+          }
+        }
+  // A count not above the correction: inf (m2 > 0) or NaN (0 / 0), as PyTorch's.
+  Tensor two = make_tensor(TSR_FLOAT32, {2}, L::Contiguous);
+  two.set(0, 1.0);
+  two.set(1, 3.0);
+  Tensor out = make_tensor(TSR_FLOAT32, {1}, L::Contiguous);
+  run_ok(plugin(), TSR_OP_VAR, TSR_FLOAT32, out, {&two}, {fscalar(2)});
+  CHECK(std::isinf(out.get(0)));
+  Tensor none = make_tensor(TSR_FLOAT32, {0}, L::Contiguous);
+  run_ok(plugin(), TSR_OP_STD, TSR_FLOAT32, out, {&none}, {fscalar(1)});
+  CHECK(std::isnan(out.get(0)));
 }
 
 TEST_CASE("cpu_tbb: reductions over zero elements") {

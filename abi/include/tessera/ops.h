@@ -209,8 +209,11 @@
  *   swapped; RELU: MAXIMUM with 0; SIGMOID: 1 / (1 + exp(-a)); MEAN: SUM
  *   divided by the count; ARGMIN: ARGMAX of -a (floating) or of ~a
  *   (integers); LOGADDEXP: max(a, b) + log1p(exp(-|a - b|)), with a == b
- *   giving a + log(2); VAR and STD: the mean, the squared deviations, SUM
- *   and the division by count - correction (and SQRT).
+ *   giving a + log(2); VAR and STD: the corrected two-pass algorithm, d =
+ *   a - mean and (SUM(d^2) - SUM(d)^2 / count) / max(0, count -
+ *   correction) (and SQRT), in float32 for float16 and bfloat16; a native
+ *   kernel should be as exact (the CPU's works in double, one read of
+ *   memory).
 
  * Note [Casts]
  *   COPY (and every kernel that stores into another dtype) converts as
