@@ -433,8 +433,10 @@ def triu(input, diagonal=0):
     return _triangle(_C.triu, "triu", input, diagonal)
 
 
-def eye(n, m=None, *, dtype=None, device=None, k=0):
+def eye(n, m=None, *, dtype=None, device=None, k=0, requires_grad=False):
+    from ._creation import _no_autograd
     from ._tensor import _call
+    _no_autograd("eye", requires_grad)
     code = -1 if dtype is None else _types.as_dtype(dtype)._code
     n = _operator.index(n)
     m = n if m is None else _operator.index(m)

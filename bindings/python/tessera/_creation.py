@@ -15,28 +15,54 @@ def _code(dtype, default=_UNDEFINED):
     return default if dtype is None else as_dtype(dtype)._code
 
 
+def _no_autograd(fn, requires_grad):
+    """Autograd is not there yet (issue 33): requires_grad=True must not be
+    dropped in silence, as a torch user would get no gradients and no error."""
+    if requires_grad:
+        raise NotImplementedError("%s(): requires_grad=True: Tessera has no autograd yet, so no tensor can "
+                                  "require gradients" % fn)
+
+
+def _unsupported(fn, **given):
+    """torch's keywords that Tessera does not implement: their default is
+    accepted, any other value raises, naming it."""
+    for name, (value, default) in given.items():
+        if value is not default and value != default:
+            raise NotImplementedError("%s(): %s=%r is not supported (only %r)" % (fn, name, value, default))
+
+
 def _sized(fn, size, dtype, device, default=0):
     s = shape_args(size, "%s(): argument 'size'" % fn.__name__[4:])
     return _call(fn, runtime(), len(s), i64_array(s), _code(dtype, default), as_device(device))
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, **ignored):
+def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    _no_autograd("empty", requires_grad)
+    _unsupported("empty", pin_memory=(pin_memory, False))
     return _sized(C.empty, size, dtype, device)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, **ignored):
+def zeros(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    _no_autograd("zeros", requires_grad)
+    _unsupported("zeros", pin_memory=(pin_memory, False))
     return _sized(C.zeros, size, dtype, device)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, **ignored):
+def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    _no_autograd("ones", requires_grad)
+    _unsupported("ones", pin_memory=(pin_memory, False))
     return _sized(C.ones, size, dtype, device)
 
 
 def rand(*size, dtype=None, device=None, generator=None, requires_grad=False):
+    _no_autograd("rand", requires_grad)
+    _unsupported("rand", generator=(generator, None))
     return _sized(C.rand, size, dtype, device, _UNDEFINED)
 
 
 def randn(*size, dtype=None, device=None, generator=None, requires_grad=False):
+    _no_autograd("randn", requires_grad)
+    _unsupported("randn", generator=(generator, None))
     return _sized(C.randn, size, dtype, device, _UNDEFINED)
 
 
@@ -50,12 +76,14 @@ def _number(v, what, code=None):
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    _no_autograd("full", requires_grad)
     s = shape_args((size,) if not isinstance(size, (tuple, list)) else (tuple(size),))
     return _call(C.full, runtime(), len(s), i64_array(s), _number(fill_value, "fill_value", _code(dtype)), _code(dtype),
                  as_device(device))
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    _no_autograd("arange", requires_grad)
     if end is None:
         start, end = 0, start
     return _call(C.arange, runtime(), _number(start, "start"), _number(end, "end"), _number(step, "step"),
@@ -63,6 +91,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    _no_autograd("linspace", requires_grad)
     if isinstance(start, Tensor):
         start = start.item()
     if isinstance(end, Tensor):
@@ -75,32 +104,38 @@ def _like(t, dtype, device):
     return t.shape, (t.dtype if dtype is None else dtype), (t.device if device is None else device)
 
 
-def empty_like(t, dtype=None, device=None):
+def empty_like(t, dtype=None, device=None, requires_grad=False):
+    _no_autograd("empty_like", requires_grad)
     s, d, dev = _like(t, dtype, device)
     return empty(s, dtype=d, device=dev)
 
 
-def zeros_like(t, dtype=None, device=None):
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    _no_autograd("zeros_like", requires_grad)
     s, d, dev = _like(t, dtype, device)
     return zeros(s, dtype=d, device=dev)
 
 
-def ones_like(t, dtype=None, device=None):
+def ones_like(t, dtype=None, device=None, requires_grad=False):
+    _no_autograd("ones_like", requires_grad)
     s, d, dev = _like(t, dtype, device)
     return ones(s, dtype=d, device=dev)
 
 
-def full_like(t, fill_value, dtype=None, device=None):
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    _no_autograd("full_like", requires_grad)
     s, d, dev = _like(t, dtype, device)
     return full(s, fill_value, dtype=d, device=dev)
 
 
-def rand_like(t, dtype=None, device=None):
+def rand_like(t, dtype=None, device=None, requires_grad=False):
+    _no_autograd("rand_like", requires_grad)
     s, d, dev = _like(t, dtype, device)
     return rand(s, dtype=d, device=dev)
 
 
-def randn_like(t, dtype=None, device=None):
+def randn_like(t, dtype=None, device=None, requires_grad=False):
+    _no_autograd("randn_like", requires_grad)
     s, d, dev = _like(t, dtype, device)
     return randn(s, dtype=d, device=dev)
 
@@ -226,6 +261,8 @@ def _host(buf, shape, host_dtype, device):
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (numbers, nested sequences,
     NumPy arrays, tensors). Decimals become float32, whole numbers int64."""
+    _no_autograd("tensor", requires_grad)
+    _unsupported("tensor", pin_memory=(pin_memory, False))
     if dtype is not None:
         as_dtype(dtype)
     if isinstance(data, Tensor):
