@@ -3,6 +3,7 @@
 #include <array>
 #include <string>
 
+#include "derivatives.hpp"
 #include "error.hpp"
 #include "fallback.hpp"
 #include "ops.hpp"
@@ -198,7 +199,9 @@ int32_t binary_compute_dtype(int32_t op, const tsr_tensor& a, const tsr_tensor& 
 TensorRef binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b) {
   check_op(op, is_binary(op), "a binary op");
   check_same_device(a, b);
-  return binary_in(op, a, b, binary_compute_dtype(op, a, b));
+  TensorRef out = binary_in(op, a, b, binary_compute_dtype(op, a, b));
+  if (autograd::should_record({&a, &b})) autograd::record_binary(op, a, b, *out);
+  return out;
 }
 
 void binary_out(int32_t op, const tsr_tensor& a, const tsr_tensor& b, const tsr_tensor& out) {
@@ -219,7 +222,9 @@ TensorRef binary_scalar(int32_t op, const tsr_tensor& a, tsr_scalar b, bool reve
   check_op(op, is_binary(op), "a binary op");
   const int32_t compute = scalar_compute_dtype(op, a, b);
   TensorRef s = scalar_tensor(*a.rt, b, compute, a.device);
-  return reversed ? binary_in(op, *s, a, compute) : binary_in(op, a, *s, compute);
+  TensorRef out = reversed ? binary_in(op, *s, a, compute) : binary_in(op, a, *s, compute);
+  if (autograd::should_record({&a})) autograd::record_binary_scalar(op, a, b, reversed, *out);
+  return out;
 }
 
 void binary_scalar_out(int32_t op, const tsr_tensor& a, tsr_scalar b, bool reversed, const tsr_tensor& out) {
@@ -276,6 +281,7 @@ TensorRef unary(int32_t op, const tsr_tensor& a) {
   fill_desc(ac, din);
   fill_desc(*out, dout);
   launch(*a.rt, a.device, op, compute, {&din}, dout);
+  if (autograd::should_record({&a})) autograd::record_unary(op, a, *out);
   return out;
 }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <string>
 
+#include "derivatives.hpp"
 #include "error.hpp"
 #include "ops.hpp"
 #include "promotion.hpp"
@@ -84,8 +85,9 @@ TensorRef matmul(const tsr_tensor& a, const tsr_tensor& b) {
   const MatmulPlan p = plan_matmul(a, b);
   TensorRef out = empty(*a.rt, p.ndim, p.shape, a.dtype, a.device);
   if (out->layout.numel() > 0) launch_matmul(a, b, p, *out, out->layout);
-  if (!p.row && !p.col) return out;
-  return make_view(*out, view(out->layout, p.result_ndim, p.result_shape));  // drop the added dims
+  if (p.row || p.col) out = make_view(*out, view(out->layout, p.result_ndim, p.result_shape));  // drop the added dims
+  if (autograd::should_record({&a, &b})) autograd::record_matmul(a, b, *out);
+  return out;
 }
 
 // Into an existing tensor of exactly the result's shape and dtype (PyTorch

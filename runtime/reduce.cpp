@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <string>
 
+#include "derivatives.hpp"
 #include "error.hpp"
 #include "ops.hpp"
 #include "promotion.hpp"
@@ -94,12 +95,15 @@ TensorRef reduce(int32_t op, const tsr_tensor& t, int32_t num_dims, const int32_
     launch(*t.rt, t.device, op, t.dtype, {&din}, dout,
            {.scalars = std::span<const tsr_scalar>(scalars, variance ? 1 : 0), .params = params});
   }
-  if (keepdim) return out;  // also argmax(keepdim=True) without a dim: all dims of size 1, as PyTorch
-  int64_t shape[TSR_MAX_DIMS];
-  int32_t ndim = 0;
-  for (int32_t d = 0; d < in.ndim; ++d)
-    if (!reduced[d]) shape[ndim++] = in.shape[static_cast<size_t>(d)];
-  return make_view(*out, view(out->layout, ndim, shape));
+  if (!keepdim) {  // keepdim: also argmax(keepdim=True) without a dim, all dims of size 1, as PyTorch
+    int64_t shape[TSR_MAX_DIMS];
+    int32_t ndim = 0;
+    for (int32_t d = 0; d < in.ndim; ++d)
+      if (!reduced[d]) shape[ndim++] = in.shape[static_cast<size_t>(d)];
+    out = make_view(*out, view(out->layout, ndim, shape));
+  }
+  if (autograd::should_record({&t})) autograd::record_reduce(op, t, reduced, *out);
+  return out;
 }
 
 }  // namespace tessera::rt

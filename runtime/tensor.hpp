@@ -42,6 +42,10 @@ Storage* allocate_storage(tsr_runtime& rt, tsr_device device, size_t nbytes);
 // The same on a device whose type is already known valid (device.index too).
 Storage* allocate_storage(tsr_runtime& rt, const DeviceType& type, tsr_device device, size_t nbytes);
 
+namespace autograd {
+struct AutogradMeta;  // autograd.hpp
+}
+
 }  // namespace tessera::rt
 
 struct tsr_tensor {
@@ -51,6 +55,9 @@ struct tsr_tensor {
   tessera::rt::Layout layout;
   int32_t dtype = TSR_FLOAT32;
   tsr_device device{};
+  // Owned; null unless the tensor requires grad (Note [Autograd]). A view
+  // record starts without one.
+  tessera::rt::autograd::AutogradMeta* autograd = nullptr;
 };
 
 namespace tessera::rt {

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0
+// The autograd engine's first step (Note [Autograd], runtime/autograd.hpp),
+// white-box: gradients of compositions of ADD SUB MUL DIV (tensors and
+// scalars, broadcast), NEG EXP LOG TANH, SUM and MATMUL against float64
+// central differences of the same functions; accumulation on leaves,
+// no_grad, the errors, and an op without a formula failing at backward.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autograd.hpp"
+#include "error.hpp"
+#include "ops.hpp"
+#include "tensor.hpp"
+#include "test_paths.hpp"
+
+using namespace tessera::rt;
+namespace ag = tessera::rt::autograd;
+
+namespace {
+
+struct Runtime {
+  tsr_runtime* rt = nullptr;
+  Runtime() {
+    const std::string config = std::string(test_paths::config_dir) + "/cpu.json";
+    tsr_runtime_options opts = TSR_RUNTIME_OPTIONS_INIT;
+    opts.config_path = config.c_str();
+    REQUIRE(tsr_runtime_create(&opts, &rt) == TSR_OK);
+  }
+  ~Runtime() { tsr_runtime_destroy(rt); }
+};
+
+Runtime& runtime() {
+  static Runtime r;
+  return r;
+}
+
+TensorRef tensor(const std::vector<double>& values, std::vector<int64_t> shape, bool requires_grad = true) {
+  TensorRef t = from_host(*runtime().rt, values.data(), static_cast<int32_t>(shape.size()), shape.data(), TSR_FLOAT64,
+                          tsr_device{TSR_DEVICE_CPU, 0});
+  if (requires_grad) ag::set_requires_grad(*t, true);
+  return t;
+}
+
+std::vector<double> values(const tsr_tensor& t) {
+  std::vector<double> out(static_cast<size_t>(t.layout.numel()));
+  read_to_host(t, out.data(), out.size() * sizeof(double));
+  return out;
+}
+
+double scalar_of(const tsr_tensor& t) { return values(t).at(0); }
+
+using Function = std::function<TensorRef(const std::vector<TensorRef>&)>;
+
+// Checks every leaf's gradient of f (one element) against central
+// differences of f in float64, each element moved by +-h.
+void check_gradients(const Function& f, std::vector<std::vector<double>> data, const std::vector<std::vector<int64_t>>& shapes) {
+  std::vector<TensorRef> leaves;
+  for (size_t i = 0; i < data.size(); ++i) leaves.push_back(tensor(data[i], shapes[i]));
+  TensorRef y = f(leaves);
+  REQUIRE(y->layout.numel() == 1);
+  ag::backward(*y, nullptr);
+  const double h = 1e-6;
+  for (size_t i = 0; i < data.size(); ++i) {
+    TensorRef g = ag::grad(*leaves[i]);
+    REQUIRE(g);
+    const std::vector<double> got = values(*g);
+    REQUIRE(got.size() == data[i].size());
+    for (size_t k = 0; k < data[i].size(); ++k) {
+      auto at = [&](double delta) {
+        std::vector<TensorRef> moved;
+        for (size_t j = 0; j < data.size(); ++j) {
+          std::vector<double> v = data[j];
+          if (j == i) v[k] += delta;
+          moved.push_back(tensor(v, shapes[j], false));
+        }
+        return scalar_of(*f(moved));
+      };
+      const double want = (at(h) - at(-h)) / (2 * h);
+      INFO("leaf " << i << " element " << k);
+      CHECK(got[k] == Approx(want).epsilon(1e-6).margin(1e-8));
+    }
+  }
+}
+
+tsr_scalar number(double v) { return make_scalar(v); }
+
+TensorRef sum_all(const TensorRef& t) { return reduce(TSR_OP_SUM, *t, 0, nullptr, false, 0); }
+
+}  // namespace
+
+TEST_CASE("autograd: broadcast arithmetic, scalars and unary functions match central differences") {
+  // sum(tanh(x * w + b) / (2 - exp(-x)) - log(w)) over x [2, 3], w [3], b [2, 1]
+  check_gradients(
+      [](const std::vector<TensorRef>& p) {
+        TensorRef t = binary(TSR_OP_ADD, *binary(TSR_OP_MUL, *p[0], *p[1]), *p[2]);
+        TensorRef num = unary(TSR_OP_TANH, *t);
+        TensorRef den = binary_scalar(TSR_OP_SUB, *unary(TSR_OP_EXP, *unary(TSR_OP_NEG, *p[0])), number(2), true);
+        TensorRef q = binary(TSR_OP_SUB, *binary(TSR_OP_DIV, *num, *den), *unary(TSR_OP_LOG, *p[1]));
+        return sum_all(binary_scalar(TSR_OP_MUL, *q, number(0.5), false));
+      },
+      {{0.3, -0.7, 1.1, 0.05, 0.9, -1.3}, {0.8, 1.6, 0.4}, {0.2, -0.1}}, {{2, 3}, {3}, {2, 1}});
+}
+
+TEST_CASE("autograd: matmul with broadcast batch dims, sum over some dims, and a reused input") {
+  // sum(sum((a @ b) * (a @ b), dim 1) / 3) with a [2, 3, 4] and b [4, 2]: b's gradient sums over the batch
+  check_gradients(
+      [](const std::vector<TensorRef>& p) {
+        TensorRef c = matmul(*p[0], *p[1]);
+        TensorRef sq = binary(TSR_OP_MUL, *c, *c);
+        const int32_t dims[1] = {1};
+        TensorRef s = reduce(TSR_OP_SUM, *sq, 1, dims, false, 0);
+        return sum_all(binary_scalar(TSR_OP_DIV, *s, number(3), false));
+      },
+      {{0.1, 0.2, -0.3, 0.4, 0.5, -0.6, 0.7, 0.8, -0.9, 1.0, 0.11, 0.12,
+        0.13, -0.14, 0.15, 0.16, 0.17, 0.18, -0.19, 0.2, 0.21, 0.22, 0.23, -0.24},
+       {1.0, -0.5, 0.25, 0.75, -1.25, 0.5, 0.3, -0.2}},
+      {{2, 3, 4}, {4, 2}});
+}
+
+TEST_CASE("autograd: gradients accumulate on leaves; no_grad records nothing") {
+  TensorRef x = tensor({1.0, 2.0, 3.0}, {3});
+  for (int round = 0; round < 2; ++round) {
+    TensorRef y = sum_all(binary(TSR_OP_MUL, *x, *x));
+    CHECK(std::string(ag::grad_fn(*y)->name()) == "SumBackward0");
+    ag::backward(*y, nullptr);
+  }
+  CHECK(values(*ag::grad(*x)) == std::vector<double>{4.0, 8.0, 12.0});  // 2 * (2x)
+  {
+    ag::GradModeGuard off(false);
+    TensorRef y = binary(TSR_OP_MUL, *x, *x);
+    CHECK_FALSE(ag::requires_grad(*y));
+  }
+  TensorRef z = binary_scalar(TSR_OP_DIV, *x, number(2), true);  // 2 / x
+  CHECK(std::string(ag::grad_fn(*z)->name()) == "DivBackward1");
+  CHECK(ag::grad_fn(*x) == nullptr);
+}
+
+TEST_CASE("autograd: errors name what is wrong") {
+  TensorRef plain = tensor({1.0}, {1}, false);
+  try {
+    ag::backward(*plain, nullptr);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "element 0 of tensors does not require grad and does not have a grad_fn");
+  }
+  TensorRef x = tensor({1.0, 2.0}, {2});
+  try {
+    ag::backward(*binary(TSR_OP_MUL, *x, *x), nullptr);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "grad can be implicitly created only for scalar outputs");
+  }
+  TensorRef m = sum_all(binary(TSR_OP_MAXIMUM, *x, *x));  // no formula yet: fails at backward, never silently
+  try {
+    ag::backward(*m, nullptr);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.status() == TSR_ERR_UNSUPPORTED);
+    CHECK(std::string(e.what()) == "the derivative for 'maximum' is not implemented");
+  }
+  int64_t shape[1] = {2};
+  TensorRef i = empty(*runtime().rt, 1, shape, TSR_INT64, tsr_device{TSR_DEVICE_CPU, 0});
+  try {
+    ag::set_requires_grad(*i, true);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "only Tensors of floating point and complex dtype can require gradients");
+  }
+  TensorRef y = binary(TSR_OP_ADD, *x, *x);
+  CHECK_THROWS_AS(ag::set_requires_grad(*y, false), Error);  // not a leaf
+}
