@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "api_support.hpp"
+#include "derivatives.hpp"
 #include "ops.hpp"
 #include "shape.hpp"
 
@@ -197,12 +198,23 @@ tsr_status tsr_tensor_describe(const tsr_tensor* t, tsr_tensor_desc* out) {
 
 // ---- views ------------------------------------------------------------------
 
-#define TSR_VIEW_FN(expr)                              \
+namespace {
+// A view of src through `layout`, recorded for autograd (Note [Autograd]).
+TensorRef view_of(const tsr_tensor& src, const Layout& layout,
+                  autograd::ViewKind kind = autograd::ViewKind::kPlain) {
+  TensorRef v = make_view(src, layout);
+  if (autograd::should_record({&src})) autograd::record_view(src, *v, kind);
+  return v;
+}
+}  // namespace
+
+#define TSR_VIEW_FN_KIND(kind, expr)                   \
   return guard([&] {                                   \
     require_out(out);                                  \
     const tsr_tensor& src = require(t, "tensor");      \
-    hand_out(make_view(src, expr), out);               \
+    hand_out(view_of(src, expr, kind), out);           \
   })
+#define TSR_VIEW_FN(expr) TSR_VIEW_FN_KIND(autograd::ViewKind::kPlain, expr)
 
 tsr_status tsr_view(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_tensor** out) {
   TSR_VIEW_FN(view(src.layout, ndim, list_arg(ndim, shape, "shape")));
@@ -245,17 +257,18 @@ tsr_status tsr_squeeze(tsr_tensor* t, int32_t dim, tsr_tensor** out) { TSR_VIEW_
 tsr_status tsr_squeeze_all(tsr_tensor* t, tsr_tensor** out) { TSR_VIEW_FN(squeeze_all(src.layout)); }
 
 tsr_status tsr_expand(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_tensor** out) {
-  TSR_VIEW_FN(expand(src.layout, ndim, list_arg(ndim, shape, "shape")));
+  TSR_VIEW_FN_KIND(autograd::ViewKind::kExpand, expand(src.layout, ndim, list_arg(ndim, shape, "shape")));
 }
 
 tsr_status tsr_as_strided(tsr_tensor* t, int32_t ndim, const int64_t* shape, const int64_t* strides, int64_t offset,
                           tsr_tensor** out) {
-  TSR_VIEW_FN(as_strided(src.layout, ndim, list_arg(ndim, shape, "shape"), list_arg(ndim, strides, "strides"), offset,
+  TSR_VIEW_FN_KIND(autograd::ViewKind::kStrided, as_strided(src.layout, ndim, list_arg(ndim, shape, "shape"), list_arg(ndim, strides, "strides"), offset,
                          static_cast<int64_t>(src.storage->nbytes / tsr_dtype_size(src.dtype)),
                          tsr_dtype_size(src.dtype)));
 }
 
 #undef TSR_VIEW_FN
+#undef TSR_VIEW_FN_KIND
 
 tsr_status tsr_reshape(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_tensor** out) {
   return guard([&] {
@@ -266,11 +279,11 @@ tsr_status tsr_reshape(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_te
     if (ndim > 0) std::memcpy(sizes, &require(shape, "shape"), sizeof(int64_t) * static_cast<size_t>(ndim));
     infer_size(src.layout.numel(), ndim, sizes);
     if (view_strides(src.layout, ndim, sizes)) {
-      hand_out(make_view(src, view(src.layout, ndim, sizes)), out);
+      hand_out(view_of(src, view(src.layout, ndim, sizes)), out);
       return;
     }
     TensorRef c = contiguous(borrow(t, "tensor"));
-    hand_out(make_view(*c, view(c->layout, ndim, sizes)), out);
+    hand_out(view_of(*c, view(c->layout, ndim, sizes)), out);
   });
 }
 
@@ -279,11 +292,11 @@ tsr_status tsr_flatten(tsr_tensor* t, int32_t start_dim, int32_t end_dim, tsr_te
     require_out(out);
     const tsr_tensor& src = require(t, "tensor");
     if (auto l = flatten(src.layout, start_dim, end_dim)) {
-      hand_out(make_view(src, *l), out);
+      hand_out(view_of(src, *l), out);
       return;
     }
     TensorRef c = contiguous(borrow(t, "tensor"));
-    hand_out(make_view(*c, *flatten(c->layout, start_dim, end_dim)), out);
+    hand_out(view_of(*c, *flatten(c->layout, start_dim, end_dim)), out);
   });
 }
 

@@ -77,13 +77,16 @@ TensorRef to_input(TensorRef g, const InputMeta& in) {
     if (n > 0) g = reduce(TSR_OP_SUM, *g, n, dims, true, 0);
     g = make_view(*g, view(g->layout, in.ndim, in.shape.data()));
   }
-  if (g->dtype != in.dtype) g = to(g, in.dtype, g->device);
+  if (g->dtype != in.dtype || g->device.type != in.device.type || g->device.index != in.device.index)
+    g = to(g, in.dtype, in.device);  // a gradient flows back to its input's device
   return g;
 }
 
 }  // namespace
 
 bool grad_enabled() noexcept { return t_grad_enabled; }
+
+void destroy(AutogradMeta* m) { delete m; }
 
 GradModeGuard::GradModeGuard(bool enabled) : previous_(t_grad_enabled) { t_grad_enabled = enabled; }
 GradModeGuard::~GradModeGuard() { t_grad_enabled = previous_; }

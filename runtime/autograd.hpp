@@ -24,9 +24,14 @@
 //   Grad mode is per thread (no_grad); the record is only made when it is
 //   on and an input requires grad, so the op's cost without autograd is one
 //   thread-local load and a null test per input.
-//   This first step records ADD SUB MUL DIV (tensor and scalar operands),
-//   NEG EXP LOG TANH, SUM and MATMUL (ndim >= 2); the rest of issue 33
-//   (views, the C ABI, Python, higher order, version counters) builds on it.
+//   Recorded so far: ADD SUB MUL DIV POW MAXIMUM MINIMUM (tensor and scalar
+//   operands), NEG EXP LOG TANH SQRT ABS RELU SIGMOID, SUM and MEAN over any
+//   dims, MATMUL (ndim >= 2), the copies (contiguous, clone, to) and every
+//   view of the C API (one formula, ViewBackward; expand's gradient summed
+//   by the engine). Other ops record nothing yet, and in-place and out=
+//   forms do not record: nothing outside the runtime can set requires_grad
+//   until the C ABI and Python of issue 33 come, with the rest (higher
+//   order, version counters, hooks).
 #pragma once
 
 #include <array>
@@ -103,11 +108,16 @@ const Node* grad_fn(const tsr_tensor& t) noexcept;
 // one-element root (ones, as PyTorch's implicit gradient).
 void backward(const tsr_tensor& root, const tsr_tensor* gradient);
 
-// Whether an op on these inputs records (grad mode on, some input requires grad).
+// Whether an op on these inputs records (grad mode on, some input requires
+// grad). Without autograd: one null test per input, no thread-local read.
 inline bool should_record(std::initializer_list<const tsr_tensor*> inputs) noexcept {
   bool any = false;
-  for (const tsr_tensor* t : inputs) any = any || (t != nullptr && requires_grad(*t));
-  return any && grad_enabled();
+  for (const tsr_tensor* t : inputs) any = any || (t != nullptr && t->autograd != nullptr);
+  if (!any) [[likely]]
+    return false;
+  for (const tsr_tensor* t : inputs)
+    if (t != nullptr && requires_grad(*t)) return grad_enabled();
+  return false;
 }
 // Links `node` to the inputs (their edges and metas) and makes it the
 // grad_fn of `output`. A null input (a scalar operand) gets no edge.

@@ -13,6 +13,8 @@
 //   gradient.
 #include "derivatives.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "error.hpp"
@@ -33,13 +35,36 @@ TensorRef div(const TensorRef& a, const TensorRef& b) { return binary(TSR_OP_DIV
 TensorRef neg(const TensorRef& a) { return unary(TSR_OP_NEG, *a); }
 TensorRef mul_scalar(const TensorRef& a, tsr_scalar s) { return binary_scalar(TSR_OP_MUL, *a, s, false); }
 TensorRef div_scalar(const TensorRef& a, tsr_scalar s) { return binary_scalar(TSR_OP_DIV, *a, s, false); }
+// A comparison's mask as 0 and 1 in `dtype`.
+TensorRef mask(int32_t cmp, const TensorRef& a, const TensorRef& b, int32_t dtype) {
+  return to(binary(cmp, *a, *b), dtype, a->device);
+}
+// Where cond, 0, else g (PyTorch's masked_fill: a NaN in g stays out of the masked places).
+TensorRef zero_where(const TensorRef& cond, const TensorRef& g) {
+  TensorRef zero = full(*g->rt, 0, nullptr, make_scalar(0.0), g->dtype, g->device);
+  return where(*cond, *zero, *g);
+}
+
+// The tensors a formula reads, saved as detached views (Note [Autograd]).
+struct Saved : Node {
+  TensorRef a, b, out;
+};
+// n with the named tensors saved (null: not needed by its formula).
+template <class N>
+std::shared_ptr<Node> saving(std::shared_ptr<N> n, const tsr_tensor* a, const tsr_tensor* b, const tsr_tensor* out) {
+  if (a != nullptr) n->a = detached(*a);
+  if (b != nullptr) n->b = detached(*b);
+  if (out != nullptr) n->out = detached(*out);
+  return n;
+}
 
 struct NotImplementedBackward final : Node {
-  int32_t op;
-  explicit NotImplementedBackward(int32_t op_) : op(op_) {}
+  std::string what;  // the function, as the message names it
+  explicit NotImplementedBackward(int32_t op) : what(tsr_op_name(op)) {}
+  explicit NotImplementedBackward(std::string w) : what(std::move(w)) {}
   const char* name() const override { return "NotImplemented"; }
   std::vector<TensorRef> apply(const TensorRef&) override {
-    fail(TSR_ERR_UNSUPPORTED, std::string("the derivative for '") + tsr_op_name(op) + "' is not implemented");
+    fail(TSR_ERR_UNSUPPORTED, "the derivative for '" + what + "' is not implemented");
   }
 };
 
@@ -53,15 +78,13 @@ struct SubBackward0 final : Node {
   const char* name() const override { return "SubBackward0"; }
   std::vector<TensorRef> apply(const TensorRef& g) override { return {g, neg(g)}; }
 };
-struct MulBackward0 final : Node {
-  TensorRef a, b;  // detached
+struct MulBackward0 final : Saved {
   const char* name() const override { return "MulBackward0"; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     return {next[0].node ? mul(g, b) : TensorRef{}, next[1].node ? mul(g, a) : TensorRef{}};
   }
 };
-struct DivBackward0 final : Node {
-  TensorRef b, out;  // detached: d(a/b)/db = -out / b
+struct DivBackward0 final : Saved {  // d(a/b)/db = -out / b
   const char* name() const override { return "DivBackward0"; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     TensorRef ga = next[0].node ? div(g, b) : TensorRef{};
@@ -70,17 +93,51 @@ struct DivBackward0 final : Node {
   }
 };
 
+// maximum / minimum: the gradient to the larger (smaller) operand, halves
+// on a tie (PyTorch 1.13).
+struct ExtremumBackward final : Saved {
+  bool max;
+  explicit ExtremumBackward(bool max_) : max(max_) {}
+  const char* name() const override { return max ? "MaximumBackward0" : "MinimumBackward0"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    const int32_t dt = g->dtype;
+    TensorRef tie = mul_scalar(mask(TSR_OP_EQ, a, b, dt), make_scalar(0.5));
+    TensorRef wa = binary(TSR_OP_ADD, *mask(max ? TSR_OP_GT : TSR_OP_LT, a, b, dt), *tie);
+    TensorRef wb = binary(TSR_OP_ADD, *mask(max ? TSR_OP_LT : TSR_OP_GT, a, b, dt), *tie);
+    return {next[0].node ? mul(g, wa) : TensorRef{}, next[1].node ? mul(g, wb) : TensorRef{}};
+  }
+};
+
+// a ** b: b * a^(b - 1) for a, out * log(a) for b, that one 0 where a == 0
+// and b >= 0 (PyTorch's pow_backward_exponent).
+struct PowBackward0 final : Saved {
+  const char* name() const override { return "PowBackward1"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    TensorRef ga, gb;
+    if (next[0].node) {
+      TensorRef bm1 = binary_scalar(TSR_OP_SUB, *b, make_scalar(1.0), false);
+      ga = mul(g, mul(b, binary(TSR_OP_POW, *a, *bm1)));
+    }
+    if (next[1].node) {
+      TensorRef zero = full(*a->rt, 0, nullptr, make_scalar(0.0), a->dtype, a->device);
+      TensorRef at_zero = binary(TSR_OP_BITWISE_AND, *binary(TSR_OP_EQ, *a, *zero), *binary(TSR_OP_GE, *b, *zero));
+      gb = zero_where(at_zero, mul(g, mul(out, unary(TSR_OP_LOG, *a))));
+    }
+    return {ga, gb};
+  }
+};
+
 // One tensor operand and a Python-number one.
-struct ScalarOpBackward final : Node {
+struct ScalarOpBackward final : Saved {
   int32_t op;
   tsr_scalar s;
   bool reversed;
-  TensorRef a, out;  // detached, where the formula needs them
   const char* name() const override {
     switch (op) {
       case TSR_OP_ADD: return "AddBackward1";
       case TSR_OP_SUB: return reversed ? "RsubBackward1" : "SubBackward1";
       case TSR_OP_MUL: return "MulBackward1";
+      case TSR_OP_POW: return reversed ? "PowBackward2" : "PowBackward0";
       default: return "DivBackward1";
     }
   }
@@ -89,6 +146,11 @@ struct ScalarOpBackward final : Node {
       case TSR_OP_ADD: return {g};
       case TSR_OP_SUB: return {reversed ? neg(g) : g};
       case TSR_OP_MUL: return {mul_scalar(g, s)};
+      case TSR_OP_POW: {  // a ** s: s * a^(s - 1); s ** a: out * log(s)
+        const double v = s.kind == TSR_SCALAR_INT ? static_cast<double>(s.i) : s.f;
+        if (reversed) return {mul_scalar(mul(g, out), make_scalar(std::log(v)))};
+        return {mul_scalar(mul(g, binary_scalar(TSR_OP_POW, *a, make_scalar(v - 1), false)), s)};
+      }
       default:  // DIV: a / s, or s / a with gradient -out / a
         return {reversed ? neg(div(mul(g, out), a)) : div_scalar(g, s)};
     }
@@ -97,14 +159,17 @@ struct ScalarOpBackward final : Node {
 
 // ---- unary --------------------------------------------------------------------
 
-struct UnaryBackward final : Node {
+struct UnaryBackward final : Saved {
   int32_t op;
-  TensorRef a, out;  // detached
   const char* name() const override {
     switch (op) {
       case TSR_OP_NEG: return "NegBackward0";
       case TSR_OP_EXP: return "ExpBackward0";
       case TSR_OP_LOG: return "LogBackward0";
+      case TSR_OP_SQRT: return "SqrtBackward0";
+      case TSR_OP_ABS: return "AbsBackward0";
+      case TSR_OP_RELU: return "ReluBackward0";
+      case TSR_OP_SIGMOID: return "SigmoidBackward0";
       default: return "TanhBackward0";
     }
   }
@@ -113,6 +178,14 @@ struct UnaryBackward final : Node {
       case TSR_OP_NEG: return {neg(g)};
       case TSR_OP_EXP: return {mul(g, out)};
       case TSR_OP_LOG: return {div(g, a)};
+      case TSR_OP_SQRT: return {div(g, mul_scalar(out, make_scalar(2.0)))};  // inf at 0, as PyTorch
+      case TSR_OP_ABS: return {mul(g, math(TSR_MATH_SIGN, *a))};            // 0 at 0
+      case TSR_OP_RELU: {                                                    // 0 where a <= 0
+        TensorRef zero = full(*a->rt, 0, nullptr, make_scalar(0.0), a->dtype, a->device);
+        return {zero_where(binary(TSR_OP_LE, *a, *zero), g)};
+      }
+      case TSR_OP_SIGMOID:  // g * out * (1 - out)
+        return {mul(mul(g, out), binary_scalar(TSR_OP_SUB, *out, make_scalar(1.0), true))};
       default:  // TANH: g * (1 - out^2)
         return {mul(g, binary_scalar(TSR_OP_SUB, *mul(out, out), make_scalar(1.0), true))};
     }
@@ -121,16 +194,22 @@ struct UnaryBackward final : Node {
 
 // ---- reductions ----------------------------------------------------------------
 
-// SUM: the gradient spread back over the reduced dims (an expanded view).
+// SUM and MEAN: the gradient spread back over the reduced dims (an expanded
+// view), MEAN's divided by the count.
 struct SumBackward final : Node {
+  bool mean = false;
   bool all = false;
+  int64_t count = 1;
   std::array<bool, TSR_MAX_DIMS> reduced{};
-  const char* name() const override { return all ? "SumBackward0" : "SumBackward1"; }
+  const char* name() const override {
+    return mean ? (all ? "MeanBackward0" : "MeanBackward1") : (all ? "SumBackward0" : "SumBackward1");
+  }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     const InputMeta& in = inputs[0];
     int64_t keep[TSR_MAX_DIMS];
     for (int32_t d = 0; d < in.ndim; ++d) keep[d] = reduced[static_cast<size_t>(d)] ? 1 : in.shape[static_cast<size_t>(d)];
     TensorRef k = make_view(*g, view(g->layout, in.ndim, keep));
+    if (mean) k = div_scalar(k, make_scalar(static_cast<double>(count)));
     return {make_view(*k, expand(k->layout, in.ndim, in.shape.data()))};
   }
 };
@@ -139,8 +218,7 @@ struct SumBackward final : Node {
 
 // a @ b with ndim >= 2 on both: g @ b^T and a^T @ g over the last two dims
 // (the engine sums broadcast batch dims).
-struct MatmulBackward final : Node {
-  TensorRef a, b;  // detached
+struct MatmulBackward final : Saved {
   const char* name() const override { return "MmBackward0"; }
   static TensorRef mT(const TensorRef& t) {
     return make_view(*t, transpose(t->layout, t->layout.ndim - 2, t->layout.ndim - 1));
@@ -158,7 +236,63 @@ bool differentiable(int32_t op, std::initializer_list<const tsr_tensor*> inputs,
   return tsr_dtype_is_floating(out.dtype);
 }
 
+// ---- copies and views -------------------------------------------------------
+
+struct CopyBackward final : Node {
+  const char* name() const override { return "CopyBackwards"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override { return {g}; }  // the engine casts and moves it
+};
+
+// Whether some element of l is reached by two indexes (a stride 0 on a dim
+// of size > 1: expand's views).
+bool self_overlapping(const Layout& l) {
+  for (int32_t d = 0; d < l.ndim; ++d)
+    if (l.strides[static_cast<size_t>(d)] == 0 && l.shape[static_cast<size_t>(d)] > 1) return true;
+  return false;
+}
+
+// Every view but expand: the gradient written through the view's layout
+// into zeros laid out as the input's storage span, then read through the
+// input's layout, so each input element gets the gradient of the view
+// element over it (0 where none is). One formula for transpose, permute,
+// slice, select, view, squeeze, unsqueeze, flatten and as_strided views
+// that do not alias themselves.
+struct ViewBackward final : Node {
+  Layout input, output;  // both with offsets from the input's first element
+  const char* name() const override { return "ViewBackward0"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    const int64_t span = std::max<int64_t>({1, storage_extent(input), storage_extent(output)});
+    TensorRef z = full(*g->rt, 1, &span, make_scalar(0.0), g->dtype, g->device);
+    copy_into(*make_view(*z, output), *g);
+    return {make_view(*z, input)};
+  }
+};
+struct ExpandBackward final : Node {
+  const char* name() const override { return "ExpandBackward0"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override { return {g}; }  // the engine sums it to the input's shape
+};
+
 }  // namespace
+
+void record_copy(const tsr_tensor& a, tsr_tensor& out) {
+  if (!differentiable(TSR_OP_COPY, {&a}, out)) return;
+  record(std::make_shared<CopyBackward>(), {&a}, out);
+}
+
+void record_view(const tsr_tensor& a, tsr_tensor& out, ViewKind kind) {
+  if (!differentiable(TSR_OP_COPY, {&a}, out)) return;
+  if (kind == ViewKind::kExpand) return record(std::make_shared<ExpandBackward>(), {&a}, out);
+  const bool reaches_before = out.layout.offset < a.layout.offset;  // as_strided can
+  if (self_overlapping(a.layout) || self_overlapping(out.layout) || out.dtype != a.dtype || reaches_before)
+    return record(std::make_shared<NotImplementedBackward>(std::string("a view that aliases itself or another dtype")),
+                  {&a}, out);
+  auto n = std::make_shared<ViewBackward>();
+  n->input = a.layout;
+  n->output = out.layout;
+  n->output.offset -= a.layout.offset;
+  n->input.offset = 0;
+  record(std::move(n), {&a}, out);
+}
 
 void record_binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out) {
   if (!differentiable(op, {&a, &b}, out)) return;
@@ -166,20 +300,13 @@ void record_binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b, tsr_ten
   switch (op) {
     case TSR_OP_ADD: node = std::make_shared<AddBackward0>(); break;
     case TSR_OP_SUB: node = std::make_shared<SubBackward0>(); break;
-    case TSR_OP_MUL: {
-      auto n = std::make_shared<MulBackward0>();
-      n->a = detached(a);
-      n->b = detached(b);
-      node = n;
+    case TSR_OP_MUL: node = saving(std::make_shared<MulBackward0>(), &a, &b, nullptr); break;
+    case TSR_OP_DIV: node = saving(std::make_shared<DivBackward0>(), nullptr, &b, &out); break;
+    case TSR_OP_MAXIMUM:
+    case TSR_OP_MINIMUM:
+      node = saving(std::make_shared<ExtremumBackward>(op == TSR_OP_MAXIMUM), &a, &b, nullptr);
       break;
-    }
-    case TSR_OP_DIV: {
-      auto n = std::make_shared<DivBackward0>();
-      n->b = detached(b);
-      n->out = detached(out);
-      node = n;
-      break;
-    }
+    case TSR_OP_POW: node = saving(std::make_shared<PowBackward0>(), &a, &b, &out); break;
     default: node = std::make_shared<NotImplementedBackward>(op);
   }
   record(std::move(node), {&a, &b}, out);
@@ -187,38 +314,40 @@ void record_binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b, tsr_ten
 
 void record_binary_scalar(int32_t op, const tsr_tensor& a, tsr_scalar s, bool reversed, tsr_tensor& out) {
   if (!differentiable(op, {&a}, out)) return;
-  if (op != TSR_OP_ADD && op != TSR_OP_SUB && op != TSR_OP_MUL && op != TSR_OP_DIV)
+  if (op != TSR_OP_ADD && op != TSR_OP_SUB && op != TSR_OP_MUL && op != TSR_OP_DIV && op != TSR_OP_POW)
     return record(std::make_shared<NotImplementedBackward>(op), {&a}, out);
   auto n = std::make_shared<ScalarOpBackward>();
   n->op = op;
   n->s = s;
   n->reversed = reversed;
-  if (op == TSR_OP_DIV && reversed) {
-    n->a = detached(a);
-    n->out = detached(out);
-  }
-  record(std::move(n), {&a}, out);
+  const bool saves = (op == TSR_OP_DIV && reversed) || op == TSR_OP_POW;
+  record(saving(std::move(n), saves ? &a : nullptr, nullptr, saves ? &out : nullptr), {&a}, out);
 }
 
 void record_unary(int32_t op, const tsr_tensor& a, tsr_tensor& out) {
   if (!differentiable(op, {&a}, out)) return;
-  if (op != TSR_OP_NEG && op != TSR_OP_EXP && op != TSR_OP_LOG && op != TSR_OP_TANH)
-    return record(std::make_shared<NotImplementedBackward>(op), {&a}, out);
+  switch (op) {
+    case TSR_OP_NEG: case TSR_OP_EXP: case TSR_OP_LOG: case TSR_OP_TANH: case TSR_OP_SQRT: case TSR_OP_ABS:
+    case TSR_OP_RELU: case TSR_OP_SIGMOID: break;
+    default: return record(std::make_shared<NotImplementedBackward>(op), {&a}, out);
+  }
   auto n = std::make_shared<UnaryBackward>();
   n->op = op;
-  if (op == TSR_OP_LOG) n->a = detached(a);
-  if (op == TSR_OP_EXP || op == TSR_OP_TANH) n->out = detached(out);
-  record(std::move(n), {&a}, out);
+  const bool input = op == TSR_OP_LOG || op == TSR_OP_ABS || op == TSR_OP_RELU;
+  const bool result = op == TSR_OP_EXP || op == TSR_OP_TANH || op == TSR_OP_SQRT || op == TSR_OP_SIGMOID;
+  record(saving(std::move(n), input ? &a : nullptr, nullptr, result ? &out : nullptr), {&a}, out);
 }
 
 void record_reduce(int32_t op, const tsr_tensor& a, const bool* reduced, tsr_tensor& out) {
   if (!differentiable(op, {&a}, out)) return;
-  if (op != TSR_OP_SUM) return record(std::make_shared<NotImplementedBackward>(op), {&a}, out);
+  if (op != TSR_OP_SUM && op != TSR_OP_MEAN) return record(std::make_shared<NotImplementedBackward>(op), {&a}, out);
   auto n = std::make_shared<SumBackward>();
+  n->mean = op == TSR_OP_MEAN;
   n->all = true;
   for (int32_t d = 0; d < a.layout.ndim; ++d) {
     n->reduced[static_cast<size_t>(d)] = reduced[d];
     n->all = n->all && reduced[d];
+    if (reduced[d]) n->count *= a.layout.shape[static_cast<size_t>(d)];
   }
   record(std::move(n), {&a}, out);
 }
@@ -227,10 +356,7 @@ void record_matmul(const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out) {
   if (!differentiable(TSR_OP_MATMUL, {&a, &b}, out)) return;
   if (a.layout.ndim < 2 || b.layout.ndim < 2)
     return record(std::make_shared<NotImplementedBackward>(TSR_OP_MATMUL), {&a, &b}, out);
-  auto n = std::make_shared<MatmulBackward>();
-  n->a = detached(a);
-  n->b = detached(b);
-  record(std::move(n), {&a, &b}, out);
+  record(saving(std::make_shared<MatmulBackward>(), &a, &b, nullptr), {&a, &b}, out);
 }
 
 }  // namespace tessera::rt::autograd

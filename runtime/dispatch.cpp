@@ -63,13 +63,14 @@ tsr_status call_kernel(const tsr_runtime& rt, tsr_device device, int32_t op, int
 }
 
 namespace {
-// Calls k; a kernel may decline arguments it does not know (a newer MATH
-// function, Note [Kernel contracts]): the CPU fallback then runs the call.
-void run_kernel(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype, const KernelSlot& k,
-                std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& output,
-                const tsr_kernel_args& args) {
-  const tsr_status st = call_kernel(rt, device, op, key_dtype, k, args, "on ");
-  if (st == TSR_OK) return;
+// After k returned st != TSR_OK: a kernel may decline arguments it does not
+// know (a newer MATH function, Note [Kernel contracts]), and the CPU fallback
+// then runs the call; any other status is the call's error. Out of line, so
+// that launch's path for TSR_OK stays short.
+[[gnu::noinline]] void kernel_returned(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
+                                       const KernelSlot& k, tsr_status st,
+                                       std::initializer_list<const tsr_tensor_desc*> inputs,
+                                       const tsr_tensor_desc& output, const tsr_kernel_args& args) {
   const std::string why = plugin_message();
   if (st == TSR_ERR_UNSUPPORTED)
     if (const DeviceType* type = fallback_target(rt, device))
@@ -96,7 +97,8 @@ void run_older_kernel(tsr_runtime& rt, tsr_device device, int32_t op, int32_t ke
   // "TF32 allowed", which MEDIUM allows too.
   int64_t precision = 1;
   if (op == TSR_OP_MATMUL && k.minor < 3 && args.num_params == 1 && args.params[0] > 1) args.params = &precision;
-  run_kernel(rt, device, op, key_dtype, k, inputs, output, args);
+  const tsr_status st = call_kernel(rt, device, op, key_dtype, k, args, "on ");
+  if (st != TSR_OK) kernel_returned(rt, device, op, key_dtype, k, st, inputs, output, args);
 }
 }  // namespace
 
@@ -128,7 +130,9 @@ void launch(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
   }
   if (k.minor < TSR_ABI_VERSION_MINOR) [[unlikely]]
     return run_older_kernel(rt, device, op, key_dtype, k, inputs, output, args);
-  run_kernel(rt, device, op, key_dtype, k, inputs, output, args);
+  const tsr_status st = call_kernel(rt, device, op, key_dtype, k, args, "on ");
+  if (st != TSR_OK) [[unlikely]]
+    kernel_returned(rt, device, op, key_dtype, k, st, inputs, output, args);
 }
 
 void check_same_device(const tsr_tensor& a, const tsr_tensor& b) {

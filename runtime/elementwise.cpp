@@ -200,7 +200,8 @@ TensorRef binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b) {
   check_op(op, is_binary(op), "a binary op");
   check_same_device(a, b);
   TensorRef out = binary_in(op, a, b, binary_compute_dtype(op, a, b));
-  if (autograd::should_record({&a, &b})) autograd::record_binary(op, a, b, *out);
+  if (autograd::should_record({&a, &b})) [[unlikely]]
+    autograd::record_binary(op, a, b, *out);
   return out;
 }
 
@@ -223,7 +224,8 @@ TensorRef binary_scalar(int32_t op, const tsr_tensor& a, tsr_scalar b, bool reve
   const int32_t compute = scalar_compute_dtype(op, a, b);
   TensorRef s = scalar_tensor(*a.rt, b, compute, a.device);
   TensorRef out = reversed ? binary_in(op, *s, a, compute) : binary_in(op, a, *s, compute);
-  if (autograd::should_record({&a})) autograd::record_binary_scalar(op, a, b, reversed, *out);
+  if (autograd::should_record({&a})) [[unlikely]]
+    autograd::record_binary_scalar(op, a, b, reversed, *out);
   return out;
 }
 
@@ -281,7 +283,8 @@ TensorRef unary(int32_t op, const tsr_tensor& a) {
   fill_desc(ac, din);
   fill_desc(*out, dout);
   launch(*a.rt, a.device, op, compute, {&din}, dout);
-  if (autograd::should_record({&a})) autograd::record_unary(op, a, *out);
+  if (autograd::should_record({&a})) [[unlikely]]
+    autograd::record_unary(op, a, *out);
   return out;
 }
 

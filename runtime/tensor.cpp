@@ -6,7 +6,6 @@
 #include <memory>
 #include <string>
 
-#include "autograd.hpp"
 #include "error.hpp"
 #include "plugin_call.hpp"
 #include "shape.hpp"
@@ -57,7 +56,8 @@ void TensorRef::reset() noexcept {
   if (t_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     t_->rt->live_tensors.fetch_sub(1, std::memory_order_relaxed);
     t_->storage->release();
-    delete t_->autograd;
+    if (t_->autograd != nullptr) [[unlikely]]
+      autograd::destroy(t_->autograd);  // out of line: reset stays small
     delete t_;
   }
   t_ = nullptr;

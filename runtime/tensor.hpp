@@ -43,7 +43,8 @@ Storage* allocate_storage(tsr_runtime& rt, tsr_device device, size_t nbytes);
 Storage* allocate_storage(tsr_runtime& rt, const DeviceType& type, tsr_device device, size_t nbytes);
 
 namespace autograd {
-struct AutogradMeta;  // autograd.hpp
+struct AutogradMeta;            // autograd.hpp
+void destroy(AutogradMeta* m);  // autograd.cpp
 }
 
 }  // namespace tessera::rt
