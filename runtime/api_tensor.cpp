@@ -29,6 +29,15 @@ const T* list_arg(int32_t n, const T* values, const char* what) {
   if (n > 0 && values == nullptr) fail(TSR_ERR_INVALID_ARGUMENT, std::string(what) + " is NULL");
   return values;
 }
+
+// A view of src through `layout`, recorded for autograd (Note [Autograd]).
+TensorRef view_of(const tsr_tensor& src, const Layout& layout,
+                  autograd::ViewKind kind = autograd::ViewKind::kPlain) {
+  TensorRef v = make_view(src, layout);
+  if (autograd::should_record({&src})) autograd::record_view(src, *v, kind);
+  return v;
+}
+
 }  // namespace
 
 extern "C" {
@@ -197,16 +206,6 @@ tsr_status tsr_tensor_describe(const tsr_tensor* t, tsr_tensor_desc* out) {
 }
 
 // ---- views ------------------------------------------------------------------
-
-namespace {
-// A view of src through `layout`, recorded for autograd (Note [Autograd]).
-TensorRef view_of(const tsr_tensor& src, const Layout& layout,
-                  autograd::ViewKind kind = autograd::ViewKind::kPlain) {
-  TensorRef v = make_view(src, layout);
-  if (autograd::should_record({&src})) autograd::record_view(src, *v, kind);
-  return v;
-}
-}  // namespace
 
 #define TSR_VIEW_FN_KIND(kind, expr)                   \
   return guard([&] {                                   \
