@@ -38,6 +38,14 @@ NewerThing newer_than(uint32_t minor, const tsr_kernel_args& args) {
   return {};
 }
 
+NewerThing newer_dtype(uint32_t minor, int32_t dtype) {
+  return dtype_minor(dtype) > minor ? found(NewerThing::kDtype, "", -1, dtype, dtype_minor(dtype)) : NewerThing{};
+}
+
+std::string built_before(const std::string& plugin, uint32_t minor, const NewerThing& newer) {
+  return "plugin \"" + plugin + "\" was built against ABI " + abi_string(minor) + ", which predates " + newer.describe();
+}
+
 std::string abi_string(uint32_t minor) { return std::to_string(TSR_ABI_VERSION_MAJOR) + "." + std::to_string(minor); }
 
 std::string NewerThing::describe() const {

@@ -63,6 +63,11 @@ struct NewerThing {
   std::string describe() const;
 };
 NewerThing newer_than(uint32_t minor, const tsr_kernel_args& args);
+// The dtype alone (a communicator's tensor): "the dtype complex64 (ABI 1.7)".
+NewerThing newer_dtype(uint32_t minor, int32_t dtype);
+// `plugin "name" was built against ABI 1.4, which predates <newer>`: the
+// one wording of every such error and warning.
+std::string built_before(const std::string& plugin, uint32_t minor, const NewerThing& newer);
 
 // The struct_size of tsr_kernel_args as minor `minor` lays it out.
 size_t kernel_args_size(uint32_t minor);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "comm.hpp"
 
-#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstring>
@@ -237,12 +236,11 @@ bool debug_from_environment() {
 void check_call(const tsr_comm& c, const CollectiveCall& call) {
   const std::string at = who(c, call.collective);
   // Note [What an older plugin is handed]: a collective has no fallback.
-  const uint32_t minor = std::min<uint32_t>(TSR_VERSION_MINOR(c.plugin->abi_version()), TSR_ABI_VERSION_MINOR);
+  const uint32_t minor = c.plugin->abi_minor();
   for (const tsr_tensor* t : {call.input, call.output})
-    if (t != nullptr && dtype_minor(t->dtype) > minor)
-      fail(TSR_ERR_UNSUPPORTED, at + ": communicator plugin \"" + c.plugin->config().name +
-                                    "\" was built against ABI " + abi_string(minor) + ", which predates the dtype " +
-                                    tsr_dtype_name(t->dtype) + " (ABI " + abi_string(dtype_minor(t->dtype)) + ")");
+    if (t != nullptr)
+      if (const NewerThing newer = newer_dtype(minor, t->dtype))
+        fail(TSR_ERR_UNSUPPORTED, at + ": communicator " + built_before(c.plugin->config().name, minor, newer));
   if (reduces(call.collective)) {
     if (call.op < 0 || call.op >= TSR_REDUCE_OP_COUNT)
       fail(TSR_ERR_INVALID_ARGUMENT, at + ": invalid reduce op " + std::to_string(call.op));

@@ -84,8 +84,7 @@ void run_older_kernel(tsr_runtime& rt, tsr_device device, int32_t op, int32_t ke
                       std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& output,
                       tsr_kernel_args& args) {
   if (const NewerThing newer = newer_than(k.minor, args)) {
-    const std::string why = "plugin \"" + k.plugin->config().name + "\" was built against ABI " +
-                            abi_string(k.minor) + ", which predates " + newer.describe();
+    const std::string why = built_before(k.plugin->config().name, k.minor, newer);
     if (const DeviceType* type = fallback_target(rt, device))
       return launch_on_cpu(rt, *type, device, op, key_dtype, inputs, output, args, why);
     fail(TSR_ERR_UNSUPPORTED, std::string(tsr_op_name(op)) + " (" + tsr_dtype_name(key_dtype) + ") on " +

@@ -95,9 +95,8 @@ void launch_on_cpu(tsr_runtime& rt, const DeviceType& type, tsr_device device, i
   if (cpu.minor < TSR_ABI_VERSION_MINOR)
     if (const NewerThing newer = newer_than(cpu.minor, args_template))
       fail(TSR_ERR_UNSUPPORTED, std::string(tsr_op_name(op)) + " (" + tsr_dtype_name(key_dtype) + ") on " +
-                                    rt.registry.device_name(device) + ": the CPU fallback's plugin \"" +
-                                    cpu.plugin->config().name + "\" was built against ABI " +
-                                    abi_string(cpu.minor) + ", which predates " + newer.describe() +
+                                    rt.registry.device_name(device) + ": the CPU fallback's " +
+                                    built_before(cpu.plugin->config().name, cpu.minor, newer) +
                                     (why.empty() ? "" : "; and " + why));
   if (rt.fallback_warnings.first(device.type, op, key_dtype)) {
     const std::string what = std::string(tsr_op_name(op)) + " (" + tsr_dtype_name(key_dtype) + ")";

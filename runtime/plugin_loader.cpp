@@ -292,7 +292,7 @@ std::unique_ptr<LoadedPlugin> load_plugin(const PluginConfig& cfg, const std::st
                              "\", dtype " + tsr_dtype_name(e.dtype) + ")";
     if (e.fn == nullptr) load_error(what + " has a NULL function");
     // Note [What an older plugin is handed]: what its minor predates it cannot mean.
-    if (const uint32_t minor = TSR_VERSION_MINOR(plugin->abi_version_); minor < TSR_ABI_VERSION_MINOR) {
+    if (const uint32_t minor = plugin->abi_minor(); minor < TSR_ABI_VERSION_MINOR) {
       const bool op_newer = op_minor(e.op) > minor;
       if (op_newer || dtype_minor(e.dtype) > minor)
         load_error(what + " names " + (op_newer ? "an op" : "a dtype") + " of ABI " +

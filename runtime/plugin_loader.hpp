@@ -4,6 +4,7 @@
 // tables so that the runtime can use every field its own headers define.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -37,6 +38,9 @@ class LoadedPlugin {
   const PluginConfig& config() const { return config_; }
   const std::string& path() const { return path_; }  // the library loaded, as resolved
   uint32_t abi_version() const { return abi_version_; }  // what the plugin answered
+  // The minor of this major both sides know: the plugin's, at most the
+  // runtime's (Note [What an older plugin is handed]).
+  uint32_t abi_minor() const { return std::min<uint32_t>(TSR_VERSION_MINOR(abi_version_), TSR_ABI_VERSION_MINOR); }
 
   // Copies of the plugin's tables, zero-filled beyond the struct_size the
   // plugin wrote, so that absent optional slots read as NULL. In api(),

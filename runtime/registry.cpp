@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "registry.hpp"
 
-#include <algorithm>
 #include <cstring>
 
 #include "error.hpp"
@@ -76,9 +75,9 @@ void Registry::add(const LoadedPlugin& plugin) {
   }
 
   KernelTable table{};
-  const uint32_t minor = std::min<uint32_t>(TSR_VERSION_MINOR(plugin.abi_version()), TSR_ABI_VERSION_MINOR);
   for (const tsr_kernel_entry& k : plugin.kernels())
-    table[static_cast<size_t>(k.op)][static_cast<size_t>(k.dtype)] = KernelSlot{k.fn, api.ctx, &plugin, minor};
+    table[static_cast<size_t>(k.op)][static_cast<size_t>(k.dtype)] =
+        KernelSlot{k.fn, api.ctx, &plugin, plugin.abi_minor()};
 
   int slot = slot_of_type_[static_cast<size_t>(type)];
   if (slot >= 0) {
