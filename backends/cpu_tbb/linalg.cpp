@@ -335,23 +335,16 @@ template <class T> constexpr T kEps = std::numeric_limits<T>::epsilon();
 //   54 ms), but leave their workers spinning into the parallel ormqr after.
 constexpr int64_t kPanel = 32;  // dgeqrf's block size (ilaenv's NB for geqrf)
 
+// work and lwork: the caller's, from its query for the whole matrix (more
+// than a panel needs).
 template <class T>
 void geqrf_in_panels(Context& ctx, const tsr_kernel_args& a, int key, const Lapack<T>& L, T* A, T* tau, int64_t m,
-                     int64_t n) {
+                     int64_t n, T* work, int lwork) {
   const int64_t k = std::min(m, n);
   const int im = static_cast<int>(m), ldt = static_cast<int>(kPanel);
-  int lwork = 0;
-  {
-    T q = 0, dummy = 0;
-    const int minus1 = -1, width = static_cast<int>(std::min(kPanel, k));
-    int status = 0;
-    L.geqrf(&im, &width, &dummy, &im, &dummy, &q, &minus1, &status);
-    lwork = work_size(q);
-  }
-  // The panel's work, T, and larfb's work: cols x kPanel per block, the
-  // blocks' columns disjoint.
-  Workspace space(ctx, {sizeof(T) * lwork, sizeof(T) * kPanel * kPanel, sizeof(T) * std::max<int64_t>(n, 1) * kPanel});
-  T *work = space.array<T>(0), *Tm = space.array<T>(1), *update_work = space.array<T>(2);
+  // T, and larfb's work: cols x kPanel per block, the blocks' columns disjoint.
+  Workspace space(ctx, {sizeof(T) * kPanel * kPanel, sizeof(T) * std::max<int64_t>(n, 1) * kPanel});
+  T *Tm = space.array<T>(0), *update_work = space.array<T>(1);
   for (int64_t j = 0; j < k; j += kPanel) {
     const int64_t jb = std::min(kPanel, k - j);
     const int pm = static_cast<int>(m - j), pn = static_cast<int>(jb);
@@ -678,10 +671,8 @@ template <int Op, int D> struct LinalgKernel {
         for (int64_t b = b0; b < b1; ++b) {
           load_matrix(in, nb, b, A, m);
           int status = 0;
-          if constexpr (!kComplex) {
-            if (compose) geqrf_in_panels(ctx, a, D, L, A, tau, m, n);
-          }
-          if (kComplex || !compose) L.geqrf(&im, &in_, A, &im, tau, work, &lwork, &status);
+          if (compose) geqrf_in_panels(ctx, a, D, L, A, tau, m, n, work, lwork);  // real only
+          else L.geqrf(&im, &in_, A, &im, tau, work, &lwork, &status);
           check_status(a, D, status);
           store_matrix(*a.more_outputs[0], nb, b, A, m, [](int64_t r, int64_t col) { return r <= col; });
           if constexpr (!kComplex) {

@@ -353,9 +353,10 @@ template <int D, bool Min> struct ArgmaxReducer {
 //   M2); a single element joins an accumulator as a shifted sum (d = x -
 //   shift, shift its first element), so no element costs a division. All in
 //   double; finish divides M2 by max(0, count - correction) (scalars[0]) and
-//   STD takes the root, one rounding to the output dtype. The composite
-//   (mean, deviations, squares, SUM, division: five passes over memory) stays
-//   for every other device.
+//   STD takes the root, one rounding to the output dtype. Other devices run
+//   the composite (Note [Variance as a composite] in runtime/composite.cpp):
+//   the same algorithm in the dtype's arithmetic, reading the input's size five times
+//   and writing it twice.
 template <int D, bool Root> struct VarReducer {
   static constexpr bool float32_sum = false;
   static constexpr bool uses_index = false;
