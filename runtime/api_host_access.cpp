@@ -7,6 +7,7 @@
 #include <string>
 
 #include "api_support.hpp"
+#include "derivatives.hpp"
 #include "host_values.hpp"
 #include "ops.hpp"
 #include "runtime.hpp"
@@ -135,7 +136,25 @@ tsr_status tsr_tensor_get_item(tsr_tensor* t, int32_t ndim, const int64_t* index
 }
 
 tsr_status tsr_tensor_set_item(tsr_tensor* t, int32_t ndim, const int64_t* index, tsr_scalar value) {
-  return guard([&] { fill(*element_view(require(t, "tensor"), ndim, index, "tsr_tensor_set_item"), value); });
+  return guard([&] {
+    tsr_tensor& target = require(t, "tensor");
+    TensorRef at = element_view(target, ndim, index, "tsr_tensor_set_item");
+    // A recorded tensor's element is written as a view of it, so that the
+    // tensor's history is rewritten (Note [In-place ops]).
+    if (autograd::should_record({&target}))
+      at = autograd::view_of(
+          target,
+          [&](const Layout& l) {
+            Layout e = l;
+            for (int32_t d = 0; d < ndim; ++d)
+              e = select(e, 0, index[d] < 0 ? index[d] + l.shape[static_cast<size_t>(d)] : index[d]);
+            return e;
+          },
+          "SelectBackward0");
+    autograd::InplaceWrite write(*at, {}, false);
+    fill(*at, value);
+    write.finish([&](tsr_tensor& r) { autograd::record_fill(r); });
+  });
 }
 
 tsr_status tsr_copy_to_host(tsr_tensor* t, void* host, size_t host_nbytes, const int64_t* host_strides) {
@@ -151,10 +170,12 @@ tsr_status tsr_copy_to_host(tsr_tensor* t, void* host, size_t host_nbytes, const
 
 tsr_status tsr_copy_from_host(tsr_tensor* t, const void* host, size_t host_nbytes, const int64_t* host_strides) {
   return guard([&] {
-    const tsr_tensor& dst = require(t, "tensor");
+    tsr_tensor& dst = require(t, "tensor");
     TensorRef src = wrap_host(dst, host, host_nbytes, host_strides, "tsr_copy_from_host");
     if (!src) return;
+    autograd::InplaceWrite write(dst, {}, false);
     copy_into(dst, *src);
+    write.finish([&](tsr_tensor& r) { autograd::record_fill(r); });
     // The host buffer is borrowed for the call only: wait for dst's device.
     const tsr_status st = tsr_synchronize(dst.rt, dst.device);
     if (st != TSR_OK) fail(st, std::string("tsr_copy_from_host: ") + last_error_message());

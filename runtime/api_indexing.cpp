@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api_support.hpp"
+#include "derivatives.hpp"
 #include "ops.hpp"
 
 using namespace tessera::rt;
@@ -37,7 +38,15 @@ tsr_status tsr_take(tsr_tensor* x, tsr_tensor* indices, int64_t dim, tsr_tensor*
 }
 
 tsr_status tsr_scatter_(tsr_tensor* out, int64_t dim, tsr_tensor* index, tsr_tensor* src, int32_t add) {
-  return guard([&] { scatter_(require(out, "out"), dim, require(index, "index"), require(src, "src"), add != 0); });
+  return guard([&] {
+    tsr_tensor& target = require(out, "out");
+    const tsr_tensor& from = require(src, "src");
+    autograd::InplaceWrite write(target, {&from});
+    scatter_(target, dim, require(index, "index"), from, add != 0);
+    write.finish([&](tsr_tensor& r) {
+      autograd::record_unsupported(add != 0 ? "scatter_add_" : "scatter_", {&write.old(), &from}, r);
+    });
+  });
 }
 
 tsr_status tsr_nonzero(tsr_tensor* x, tsr_tensor** out) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api_support.hpp"
+#include "derivatives.hpp"
 #include "close.hpp"
 #include "format.hpp"
 #include "host_values.hpp"
@@ -41,6 +42,9 @@ std::string cell_text(int32_t dtype, const unsigned char* data, int64_t i) {
   return buf;
 }
 
+// The function an out= form is named by in PyTorch's message ("add").
+const char* op_name(int32_t op) { return op >= 0 && op < TSR_OP_COUNT ? tsr_op_name(op) : "op"; }
+
 }  // namespace
 
 extern "C" {
@@ -60,19 +64,40 @@ tsr_status tsr_binary_scalar(tsr_op op, tsr_tensor* a, tsr_scalar b, int32_t rev
 }
 
 tsr_status tsr_binary_(tsr_op op, tsr_tensor* a, tsr_tensor* b) {
-  return guard([&] { binary_inplace(op, require(a, "a"), require(b, "b")); });
+  return guard([&] {
+    tsr_tensor& target = require(a, "a");
+    const tsr_tensor& other = require(b, "b");
+    autograd::InplaceWrite write(target, {&other});
+    binary_inplace(op, target, other);
+    write.finish([&](tsr_tensor& r) { autograd::record_binary(op, write.old(), other, r); });
+  });
 }
 
 tsr_status tsr_binary_out(tsr_op op, tsr_tensor* a, tsr_tensor* b, tsr_tensor* out) {
-  return guard([&] { binary_out(op, require(a, "a"), require(b, "b"), require(out, "out")); });
+  return guard([&] {
+    const tsr_tensor& o = require(out, "out");
+    autograd::check_out(op_name(op), o, {&require(a, "a"), &require(b, "b")});
+    binary_out(op, require(a, "a"), require(b, "b"), o);
+    autograd::bump_version(o);
+  });
 }
 
 tsr_status tsr_binary_scalar_out(tsr_op op, tsr_tensor* a, tsr_scalar b, int32_t reversed, tsr_tensor* out) {
-  return guard([&] { binary_scalar_out(op, require(a, "a"), b, reversed != 0, require(out, "out")); });
+  return guard([&] {
+    const tsr_tensor& o = require(out, "out");
+    autograd::check_out(op_name(op), o, {&require(a, "a")});
+    binary_scalar_out(op, require(a, "a"), b, reversed != 0, o);
+    autograd::bump_version(o);
+  });
 }
 
 tsr_status tsr_binary_scalar_(tsr_op op, tsr_tensor* a, tsr_scalar b) {
-  return guard([&] { binary_scalar_inplace(op, require(a, "a"), b); });
+  return guard([&] {
+    tsr_tensor& target = require(a, "a");
+    autograd::InplaceWrite write(target, {});
+    binary_scalar_inplace(op, target, b);
+    write.finish([&](tsr_tensor& r) { autograd::record_binary_scalar(op, write.old(), b, false, r); });
+  });
 }
 
 tsr_status tsr_unary(tsr_op op, tsr_tensor* a, tsr_tensor** out) {
@@ -83,11 +108,21 @@ tsr_status tsr_unary(tsr_op op, tsr_tensor* a, tsr_tensor** out) {
 }
 
 tsr_status tsr_unary_out(tsr_op op, tsr_tensor* a, tsr_tensor* out) {
-  return guard([&] { unary_out(op, require(a, "a"), require(out, "out")); });
+  return guard([&] {
+    const tsr_tensor& o = require(out, "out");
+    autograd::check_out(op_name(op), o, {&require(a, "a")});
+    unary_out(op, require(a, "a"), o);
+    autograd::bump_version(o);
+  });
 }
 
 tsr_status tsr_unary_(tsr_op op, tsr_tensor* a) {
-  return guard([&] { unary_inplace(op, require(a, "a")); });
+  return guard([&] {
+    tsr_tensor& target = require(a, "a");
+    autograd::InplaceWrite write(target, {});
+    unary_inplace(op, target);
+    write.finish([&](tsr_tensor& r) { autograd::record_unary(op, write.old(), r); });
+  });
 }
 
 tsr_status tsr_where(tsr_tensor* cond, tsr_tensor* a, tsr_tensor* b, tsr_tensor** out) {
@@ -128,7 +163,12 @@ tsr_status tsr_math(int32_t fn, tsr_tensor* a, tsr_tensor** out) {
 }
 
 tsr_status tsr_math_out(int32_t fn, tsr_tensor* a, tsr_tensor* out) {
-  return guard([&] { math_out(fn, require(a, "a"), require(out, "out")); });
+  return guard([&] {
+    const tsr_tensor& o = require(out, "out");
+    autograd::check_out("math", o, {&require(a, "a")});
+    math_out(fn, require(a, "a"), o);
+    autograd::bump_version(o);
+  });
 }
 
 tsr_status tsr_matmul(tsr_tensor* a, tsr_tensor* b, tsr_tensor** out) {
@@ -139,15 +179,31 @@ tsr_status tsr_matmul(tsr_tensor* a, tsr_tensor* b, tsr_tensor** out) {
 }
 
 tsr_status tsr_matmul_out(tsr_tensor* a, tsr_tensor* b, tsr_tensor* out) {
-  return guard([&] { matmul_out(require(a, "a"), require(b, "b"), require(out, "out")); });
+  return guard([&] {
+    const tsr_tensor& o = require(out, "out");
+    autograd::check_out("matmul", o, {&require(a, "a"), &require(b, "b")});
+    matmul_out(require(a, "a"), require(b, "b"), o);
+    autograd::bump_version(o);
+  });
 }
 
 tsr_status tsr_copy_(tsr_tensor* dst, tsr_tensor* src) {
-  return guard([&] { copy_into(require(dst, "dst"), require(src, "src")); });
+  return guard([&] {
+    tsr_tensor& target = require(dst, "dst");
+    const tsr_tensor& from = require(src, "src");
+    autograd::InplaceWrite write(target, {&from}, false);
+    copy_into(target, from);
+    write.finish([&](tsr_tensor& r) { autograd::record_copy(from, r, "CopyBackwards"); });
+  });
 }
 
 tsr_status tsr_fill_(tsr_tensor* t, tsr_scalar value) {
-  return guard([&] { fill(require(t, "tensor"), value); });
+  return guard([&] {
+    tsr_tensor& target = require(t, "tensor");
+    autograd::InplaceWrite write(target, {}, false);
+    fill(target, value);
+    write.finish([&](tsr_tensor& r) { autograd::record_fill(r); });
+  });
 }
 
 tsr_status tsr_broadcast_shapes(int32_t ndim_a, const int64_t* shape_a, int32_t ndim_b, const int64_t* shape_b,

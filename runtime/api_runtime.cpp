@@ -41,6 +41,7 @@ size_t tsr_struct_size(int32_t kind) {
     case TSR_STRUCT_DEVICE: return sizeof(tsr_device);
     case TSR_STRUCT_REDUCE_OPTIONS: return TSR_REDUCE_OPTIONS_STRUCT_SIZE;
     case TSR_STRUCT_SORT_OPTIONS: return TSR_SORT_OPTIONS_STRUCT_SIZE;
+    case TSR_STRUCT_AUTOGRAD_OPTIONS: return TSR_AUTOGRAD_OPTIONS_STRUCT_SIZE;
     default: return 0;
   }
 }

@@ -30,14 +30,6 @@ const T* list_arg(int32_t n, const T* values, const char* what) {
   return values;
 }
 
-// A view of src through `layout`, recorded for autograd (Note [Autograd]).
-TensorRef view_of(const tsr_tensor& src, const Layout& layout,
-                  autograd::ViewKind kind = autograd::ViewKind::kPlain) {
-  TensorRef v = make_view(src, layout);
-  if (autograd::should_record({&src})) autograd::record_view(src, *v, kind);
-  return v;
-}
-
 }  // namespace
 
 extern "C" {
@@ -207,23 +199,25 @@ tsr_status tsr_tensor_describe(const tsr_tensor* t, tsr_tensor_desc* out) {
 
 // ---- views ------------------------------------------------------------------
 
-#define TSR_VIEW_FN_KIND(kind, expr)                   \
-  return guard([&] {                                   \
-    require_out(out);                                  \
-    const tsr_tensor& src = require(t, "tensor");      \
-    hand_out(view_of(src, expr, kind), out);           \
+// A view, recorded for autograd with PyTorch's name of its node.
+// expr: the view's layout from the source's, `l`.
+#define TSR_VIEW_FN_KIND(name, kind, expr)                                                   \
+  return guard([&] {                                                                         \
+    require_out(out);                                                                        \
+    const tsr_tensor& src = require(t, "tensor");                                            \
+    hand_out(autograd::view_of(src, [&](const Layout& l) { return expr; }, name, kind), out); \
   })
-#define TSR_VIEW_FN(expr) TSR_VIEW_FN_KIND(autograd::ViewKind::kPlain, expr)
+#define TSR_VIEW_FN(name, expr) TSR_VIEW_FN_KIND(name, autograd::ViewKind::kPlain, expr)
 
 tsr_status tsr_view(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_tensor** out) {
-  TSR_VIEW_FN(view(src.layout, ndim, list_arg(ndim, shape, "shape")));
+  TSR_VIEW_FN("ViewBackward0", view(l, ndim, list_arg(ndim, shape, "shape")));
 }
 
 tsr_status tsr_transpose(tsr_tensor* t, int32_t dim0, int32_t dim1, tsr_tensor** out) {
-  TSR_VIEW_FN(transpose(src.layout, dim0, dim1));
+  TSR_VIEW_FN("TransposeBackward0", transpose(l, dim0, dim1));
 }
 
-tsr_status tsr_t(tsr_tensor* t, tsr_tensor** out) { TSR_VIEW_FN(reverse_dims(src.layout)); }
+tsr_status tsr_t(tsr_tensor* t, tsr_tensor** out) { TSR_VIEW_FN("TBackward0", reverse_dims(l)); }
 
 tsr_status tsr_real(tsr_tensor* t, tsr_tensor** out) {
   return guard([&] {
@@ -240,28 +234,28 @@ tsr_status tsr_imag(tsr_tensor* t, tsr_tensor** out) {
 }
 
 tsr_status tsr_permute(tsr_tensor* t, int32_t ndim, const int32_t* dims, tsr_tensor** out) {
-  TSR_VIEW_FN(permute(src.layout, ndim, list_arg(ndim, dims, "dims")));
+  TSR_VIEW_FN("PermuteBackward0", permute(l, ndim, list_arg(ndim, dims, "dims")));
 }
 
 tsr_status tsr_slice(tsr_tensor* t, int32_t dim, int64_t start, int64_t stop, int64_t step, tsr_tensor** out) {
-  TSR_VIEW_FN(slice(src.layout, dim, start, stop, step));
+  TSR_VIEW_FN("SliceBackward0", slice(l, dim, start, stop, step));
 }
 
 tsr_status tsr_select(tsr_tensor* t, int32_t dim, int64_t index, tsr_tensor** out) {
-  TSR_VIEW_FN(select(src.layout, dim, index));
+  TSR_VIEW_FN("SelectBackward0", select(l, dim, index));
 }
 
-tsr_status tsr_unsqueeze(tsr_tensor* t, int32_t dim, tsr_tensor** out) { TSR_VIEW_FN(unsqueeze(src.layout, dim)); }
-tsr_status tsr_squeeze(tsr_tensor* t, int32_t dim, tsr_tensor** out) { TSR_VIEW_FN(squeeze_dim(src.layout, dim)); }
-tsr_status tsr_squeeze_all(tsr_tensor* t, tsr_tensor** out) { TSR_VIEW_FN(squeeze_all(src.layout)); }
+tsr_status tsr_unsqueeze(tsr_tensor* t, int32_t dim, tsr_tensor** out) { TSR_VIEW_FN("UnsqueezeBackward0", unsqueeze(l, dim)); }
+tsr_status tsr_squeeze(tsr_tensor* t, int32_t dim, tsr_tensor** out) { TSR_VIEW_FN("SqueezeBackward1", squeeze_dim(l, dim)); }
+tsr_status tsr_squeeze_all(tsr_tensor* t, tsr_tensor** out) { TSR_VIEW_FN("SqueezeBackward0", squeeze_all(l)); }
 
 tsr_status tsr_expand(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_tensor** out) {
-  TSR_VIEW_FN_KIND(autograd::ViewKind::kExpand, expand(src.layout, ndim, list_arg(ndim, shape, "shape")));
+  TSR_VIEW_FN_KIND("ExpandBackward0", autograd::ViewKind::kExpand, expand(l, ndim, list_arg(ndim, shape, "shape")));
 }
 
 tsr_status tsr_as_strided(tsr_tensor* t, int32_t ndim, const int64_t* shape, const int64_t* strides, int64_t offset,
                           tsr_tensor** out) {
-  TSR_VIEW_FN_KIND(autograd::ViewKind::kStrided, as_strided(src.layout, ndim, list_arg(ndim, shape, "shape"), list_arg(ndim, strides, "strides"), offset,
+  TSR_VIEW_FN_KIND("AsStridedBackward0", autograd::ViewKind::kStrided, as_strided(l, ndim, list_arg(ndim, shape, "shape"), list_arg(ndim, strides, "strides"), offset,
                          static_cast<int64_t>(src.storage->nbytes / tsr_dtype_size(src.dtype)),
                          tsr_dtype_size(src.dtype)));
 }
@@ -278,11 +272,12 @@ tsr_status tsr_reshape(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_te
     if (ndim > 0) std::memcpy(sizes, &require(shape, "shape"), sizeof(int64_t) * static_cast<size_t>(ndim));
     infer_size(src.layout.numel(), ndim, sizes);
     if (view_strides(src.layout, ndim, sizes)) {
-      hand_out(view_of(src, view(src.layout, ndim, sizes)), out);
+      hand_out(autograd::view_of(src, [&](const Layout& l) { return view(l, ndim, sizes); }, "ReshapeAliasBackward0"),
+               out);
       return;
     }
     TensorRef c = contiguous(borrow(t, "tensor"));
-    hand_out(view_of(*c, view(c->layout, ndim, sizes)), out);
+    hand_out(autograd::view_of(*c, [&](const Layout& l) { return view(l, ndim, sizes); }, "UnsafeViewBackward0"), out);
   });
 }
 
@@ -290,12 +285,13 @@ tsr_status tsr_flatten(tsr_tensor* t, int32_t start_dim, int32_t end_dim, tsr_te
   return guard([&] {
     require_out(out);
     const tsr_tensor& src = require(t, "tensor");
-    if (auto l = flatten(src.layout, start_dim, end_dim)) {
-      hand_out(view_of(src, *l), out);
+    auto flat = [&](const Layout& l) { return *flatten(l, start_dim, end_dim); };
+    if (flatten(src.layout, start_dim, end_dim)) {
+      hand_out(autograd::view_of(src, flat, "ReshapeAliasBackward0"), out);
       return;
     }
     TensorRef c = contiguous(borrow(t, "tensor"));
-    hand_out(view_of(*c, *flatten(c->layout, start_dim, end_dim)), out);
+    hand_out(autograd::view_of(*c, flat, "UnsafeViewBackward0"), out);
   });
 }
 

@@ -7,7 +7,9 @@
 #include <queue>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "derivatives.hpp"
 #include "error.hpp"
 #include "ops.hpp"
 #include "shape.hpp"
@@ -18,10 +20,66 @@ namespace {
 
 thread_local bool t_grad_enabled = true;
 std::atomic<uint64_t> g_next_sequence{0};  // creation order of nodes, process-wide
+std::atomic<int64_t> g_next_hook{1};       // hook handles, process-wide
 
-AutogradMeta& meta_of(tsr_tensor& t) {
-  if (t.autograd == nullptr) t.autograd = new AutogradMeta;
-  return *t.autograd;
+InputMeta input_meta(const tsr_tensor& t) {
+  InputMeta im;
+  im.ndim = t.layout.ndim;
+  std::copy(t.layout.shape.begin(), t.layout.shape.begin() + t.layout.ndim, im.shape.begin());
+  im.dtype = t.dtype;
+  im.device = t.device;
+  return im;
+}
+
+bool same_device(tsr_device a, tsr_device b) { return a.type == b.type && a.index == b.index; }
+
+// PyTorch's type string of a tensor, for its messages: "torch.FloatTensor",
+// "torch.cuda.DoubleTensor"; a plugin's device type by its name.
+std::string torch_type_name(const tsr_tensor& t) {
+  const char* scalar = "Float";
+  switch (t.dtype) {
+    case TSR_FLOAT64: scalar = "Double"; break;
+    case TSR_FLOAT16: scalar = "Half"; break;
+    case TSR_BFLOAT16: scalar = "BFloat16"; break;
+    case TSR_COMPLEX64: scalar = "ComplexFloat"; break;
+    case TSR_COMPLEX128: scalar = "ComplexDouble"; break;
+    default: break;
+  }
+  std::string device;
+  if (t.device.type == TSR_DEVICE_CUDA) {
+    device = "cuda.";
+  } else if (t.device.type != TSR_DEVICE_CPU) {
+    device = t.rt->registry.device_name(t.device);
+    device = device.substr(0, device.find(':')) + ".";
+  }
+  return "torch." + device + scalar + "Tensor";
+}
+
+bool same_shape(const tsr_tensor& a, int32_t ndim, const int64_t* shape) {
+  return a.layout.ndim == ndim && std::equal(shape, shape + ndim, a.layout.shape.begin());
+}
+
+std::shared_ptr<GradCell> cell_of(AutogradMeta& m) {  // m.mutex held
+  if (!m.cell) m.cell = std::make_shared<GradCell>();
+  return m.cell;
+}
+
+// g added into a .grad cell: in place when no graph is being made (so that
+// an optimizer holding .grad sees it, as PyTorch's AccumulateGrad does),
+// else out of place, recorded.
+void accumulate_into(GradCell& cell, const TensorRef& g) {
+  std::lock_guard<std::mutex> lock(cell.mutex);
+  if (!cell.grad) {
+    // A gradient nobody else holds is kept as it is; another is copied, so
+    // that a later in-place step cannot change .grad behind the user's back.
+    const bool sole = g->refs.load() == 1 && g->storage->refs.load() == 1 && is_contiguous(g->layout);
+    cell.grad = grad_enabled() || sole ? g : clone(*g);
+  } else if (grad_enabled()) {
+    cell.grad = binary(TSR_OP_ADD, *cell.grad, *g);
+  } else {
+    binary_inplace(TSR_OP_ADD, *cell.grad, *g);
+    bump_version(*cell.grad);
+  }
 }
 
 // A leaf's sink: adds the gradient into the leaf's .grad.
@@ -31,41 +89,49 @@ struct AccumulateGrad final : Node {
   const char* name() const override { return "AccumulateGrad"; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     AutogradMeta& m = *leaf->autograd;
-    std::lock_guard<std::mutex> lock(m.mutex);
-    // A fresh tensor, never the caller's: a later in-place step must not
-    // change .grad behind the user's back.
-    m.grad = m.grad ? binary(TSR_OP_ADD, *m.grad, *g) : clone(*g);
+    std::shared_ptr<GradCell> cell;
+    {
+      std::lock_guard<std::mutex> lock(m.mutex);
+      cell = cell_of(m);
+    }
+    accumulate_into(*cell, g);
     return {};
   }
 };
 
-// The edge a gradient of t flows along: its grad_fn, or its leaf's accumulator.
-Edge edge_of(const tsr_tensor& t) {
-  AutogradMeta& m = *t.autograd;
-  if (m.grad_fn) return Edge{m.grad_fn, 0};
-  std::lock_guard<std::mutex> lock(m.mutex);
-  std::shared_ptr<Node> acc = m.accumulator.lock();
-  if (!acc) {
-    acc = std::make_shared<AccumulateGrad>(TensorRef::share(const_cast<tsr_tensor*>(&t)));
-    acc->inputs.push_back(InputMeta{});
-    InputMeta& im = acc->inputs.back();
-    im.ndim = t.layout.ndim;
-    std::copy(t.layout.shape.begin(), t.layout.shape.begin() + t.layout.ndim, im.shape.begin());
-    im.dtype = t.dtype;
-    im.device = t.device;
-    acc->sequence = g_next_sequence.fetch_add(1);
-    m.accumulator = acc;
+// The hooks that see the gradient flowing into node n: a leaf's for its
+// accumulator, else those of the tensor n made.
+HookList* hooks_of(Node& n) {
+  if (auto* acc = dynamic_cast<AccumulateGrad*>(&n)) return acc->leaf->autograd->hooks.get();
+  return n.hooks.get();
+}
+
+TensorRef run_hooks(Node& n, TensorRef g) {
+  HookList* list = hooks_of(n);
+  if (list == nullptr) return g;
+  std::vector<Hook> hooks;
+  {
+    std::lock_guard<std::mutex> lock(list->mutex);
+    hooks = list->hooks;
   }
-  return Edge{acc, 0};
+  for (const Hook& h : hooks) {
+    TensorRef r = h.fn(g);
+    if (!r) continue;
+    if (!same_shape(*r, g->layout.ndim, g->layout.shape.data()))
+      fail(TSR_ERR_SHAPE, "hook " + std::to_string(h.id) + " returned a gradient of shape " +
+                              format_list(r->layout.shape.data(), r->layout.ndim) + " where " +
+                              format_list(g->layout.shape.data(), g->layout.ndim) + " was expected");
+    g = std::move(r);
+  }
+  return g;
 }
 
 // g summed over the dims its input was broadcast along, then cast to the
-// input's dtype (the engine's part of every formula, Note [Autograd]).
+// input's dtype and moved to its device (the engine's part of every
+// formula, Note [Autograd]). Recorded when a graph is being created.
 TensorRef to_input(TensorRef g, const InputMeta& in) {
   const Layout& l = g->layout;
-  const bool same_shape =
-      l.ndim == in.ndim && std::equal(in.shape.begin(), in.shape.begin() + in.ndim, l.shape.begin());
-  if (!same_shape) {
+  if (!same_shape(*g, in.ndim, in.shape.data())) {
     // Leading dims the input lacks, and dims of size 1 it had.
     int32_t dims[TSR_MAX_DIMS];
     int32_t n = 0;
@@ -75,101 +141,86 @@ TensorRef to_input(TensorRef g, const InputMeta& in) {
       if (d < lead || (in.shape[static_cast<size_t>(d - lead)] == 1 && l.shape[static_cast<size_t>(d)] != 1))
         dims[n++] = d;
     if (n > 0) g = reduce(TSR_OP_SUM, *g, n, dims, true, 0);
-    g = make_view(*g, view(g->layout, in.ndim, in.shape.data()));
+    g = view_of(*g, [&](const Layout& v) { return view(v, in.ndim, in.shape.data()); }, "ViewBackward0");
   }
-  if (g->dtype != in.dtype || g->device.type != in.device.type || g->device.index != in.device.index)
+  if (g->dtype != in.dtype || !same_device(g->device, in.device))
     g = to(g, in.dtype, in.device);  // a gradient flows back to its input's device
   return g;
 }
 
-}  // namespace
-
-bool grad_enabled() noexcept { return t_grad_enabled; }
-
-void destroy(AutogradMeta* m) { delete m; }
-
-GradModeGuard::GradModeGuard(bool enabled) : previous_(t_grad_enabled) { t_grad_enabled = enabled; }
-GradModeGuard::~GradModeGuard() { t_grad_enabled = previous_; }
-
-void set_requires_grad(tsr_tensor& t, bool value) {
-  if (t.autograd != nullptr && t.autograd->grad_fn != nullptr)
-    fail(TSR_ERR_INVALID_ARGUMENT,
-         "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
-         "subgraph that doesn't require differentiation use var_no_grad = var.detach().");
-  if (value && !tsr_dtype_is_floating(t.dtype) && !tsr_dtype_is_complex(t.dtype))
-    fail(TSR_ERR_TYPE, "only Tensors of floating point and complex dtype can require gradients");
-  if (!value && t.autograd == nullptr) return;
-  meta_of(t).requires_grad = value;
+// The edge a gradient of t flows along: its grad_fn, or its leaf's accumulator.
+Edge edge_of(tsr_tensor& t) {
+  if (std::shared_ptr<Node> fn = grad_fn(t)) return Edge{std::move(fn), 0};
+  AutogradMeta& m = *t.autograd;
+  std::lock_guard<std::mutex> lock(m.mutex);
+  std::shared_ptr<Node> acc = m.accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(TensorRef::share(&t));
+    acc->inputs.push_back(input_meta(t));
+    acc->sequence = g_next_sequence.fetch_add(1);
+    m.accumulator = acc;
+  }
+  return Edge{acc, 0};
 }
 
-TensorRef grad(const tsr_tensor& t) {
-  if (t.autograd == nullptr) return {};
-  std::lock_guard<std::mutex> lock(t.autograd->mutex);
-  return t.autograd->grad;
-}
+// What a node is for the run: where captured gradients go (grad), or a
+// non-leaf whose .grad accumulates (backward with inputs).
+struct Target {
+  std::vector<size_t> capture;         // indexes into the results of grad()
+  std::shared_ptr<GradCell> accumulate;  // a non-leaf input of backward(inputs=)
+};
 
-const Node* grad_fn(const tsr_tensor& t) noexcept { return t.autograd ? t.autograd->grad_fn.get() : nullptr; }
+// The one engine of backward() and grad(). targets empty: every node runs
+// and every leaf accumulates; else only nodes that lead to a target run,
+// and AccumulateGrad runs only when it is one and `accumulate_leaves`.
+void run(const std::vector<Edge>& roots, std::vector<TensorRef> root_grads, bool keep_graph, bool create_graph,
+         std::unordered_map<Node*, Target>& targets, bool accumulate_leaves, std::vector<TensorRef>* captured) {
+  GradModeGuard mode(create_graph);
+  const bool pruned = !targets.empty();
 
-TensorRef detached(const tsr_tensor& t) { return make_view(t, t.layout); }
-
-void record(std::shared_ptr<Node> node, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& output) {
-  for (const tsr_tensor* t : inputs) {
-    InputMeta im;
-    if (t != nullptr) {
-      im.ndim = t->layout.ndim;
-      std::copy(t->layout.shape.begin(), t->layout.shape.begin() + t->layout.ndim, im.shape.begin());
-      im.dtype = t->dtype;
-      im.device = t->device;
+  // Which nodes run: all of them, or those a target is reached through.
+  std::unordered_map<Node*, bool> needed;
+  {
+    std::vector<std::pair<Node*, size_t>> stack;  // node, next edge to visit
+    for (const Edge& r : roots)
+      if (needed.emplace(r.node.get(), false).second) stack.push_back({r.node.get(), 0});
+    while (!stack.empty()) {
+      auto& [n, i] = stack.back();
+      if (i < n->next.size()) {
+        Node* child = n->next[i++].node.get();
+        if (child != nullptr && needed.emplace(child, false).second) stack.push_back({child, 0});
+        continue;
+      }
+      bool need = !pruned || targets.count(n) > 0;
+      for (const Edge& e : n->next) need = need || (e.node && needed[e.node.get()]);
+      needed[n] = need;
+      stack.pop_back();
     }
-    node->inputs.push_back(im);
-    node->next.push_back(t != nullptr && requires_grad(*t) ? edge_of(*t) : Edge{});
   }
-  node->sequence = g_next_sequence.fetch_add(1);
-  meta_of(output).grad_fn = std::move(node);
-}
-
-void backward(const tsr_tensor& root, const tsr_tensor* gradient) {
-  if (!requires_grad(root))
-    fail(TSR_ERR_INVALID_ARGUMENT, "element 0 of tensors does not require grad and does not have a grad_fn");
-  TensorRef g;
-  if (gradient != nullptr) {
-    if (gradient->layout.ndim != root.layout.ndim ||
-        !std::equal(root.layout.shape.begin(), root.layout.shape.begin() + root.layout.ndim,
-                    gradient->layout.shape.begin()))
-      fail(TSR_ERR_SHAPE, "Mismatch in shape: grad_output[0] has a shape of " +
-                              format_list(gradient->layout.shape.data(), gradient->layout.ndim) +
-                              " and output[0] has a shape of " +
-                              format_list(root.layout.shape.data(), root.layout.ndim) + ".");
-    g = TensorRef::share(const_cast<tsr_tensor*>(gradient));
-  } else {
-    if (root.layout.numel() != 1) fail(TSR_ERR_INVALID_ARGUMENT, "grad can be implicitly created only for scalar outputs");
-    g = full(*root.rt, root.layout.ndim, root.layout.shape.data(), make_scalar(1.0), root.dtype, root.device);
-  }
-  const Edge start = edge_of(root);
-  GradModeGuard no_grad(false);
-
-  // Incoming edges per node, from the root.
+  // Incoming edges from nodes that run.
   std::unordered_map<Node*, int> pending;
-  std::vector<Node*> stack{start.node.get()};
-  pending[start.node.get()] = 0;
-  while (!stack.empty()) {
-    Node* n = stack.back();
-    stack.pop_back();
-    for (const Edge& e : n->next) {
-      if (!e.node) continue;
-      auto [it, fresh] = pending.emplace(e.node.get(), 0);
-      ++it->second;
-      if (fresh) stack.push_back(e.node.get());
-    }
+  for (const auto& [n, need] : needed) {
+    if (!need) continue;
+    pending.emplace(n, 0);
+    for (const Edge& e : n->next)
+      if (e.node && needed[e.node.get()]) ++pending[e.node.get()];
   }
 
   // Gradients waiting at each node, summed as they meet; ready nodes run
-  // latest first. Nodes stay alive through their producers' edges and `start`.
+  // latest first. Nodes stay alive through their producers' edges and `roots`.
   std::unordered_map<Node*, TensorRef> buffer;
+  auto add_to = [&](Node* n, TensorRef g) {
+    auto [slot, fresh] = buffer.try_emplace(n);
+    slot->second = fresh ? std::move(g) : binary(TSR_OP_ADD, *slot->second, *g);
+  };
+  for (size_t i = 0; i < roots.size(); ++i) add_to(roots[i].node.get(), std::move(root_grads[i]));
   auto later = [](Node* a, Node* b) { return a->sequence < b->sequence; };
   std::priority_queue<Node*, std::vector<Node*>, decltype(later)> ready(later);
-  buffer[start.node.get()] = std::move(g);
-  ready.push(start.node.get());
+  for (const Edge& r : roots)
+    if (needed[r.node.get()] && pending[r.node.get()] == 0) {
+      pending[r.node.get()] = -1;  // queued once
+      ready.push(r.node.get());
+    }
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();
@@ -177,21 +228,355 @@ void backward(const tsr_tensor& root, const tsr_tensor* gradient) {
     // inputs' counts, so that a gradient they get by another path runs.
     std::vector<TensorRef> grads;
     if (auto it = buffer.find(n); it != buffer.end()) {
-      TensorRef grad_out = std::move(it->second);
+      TensorRef g = run_hooks(*n, std::move(it->second));
       buffer.erase(it);
-      grads = n->apply(grad_out);
+      const bool is_leaf_sink = dynamic_cast<AccumulateGrad*>(n) != nullptr;
+      if (auto t = targets.find(n); t != targets.end()) {
+        for (size_t k : t->second.capture) (*captured)[k] = g;
+        if (t->second.accumulate) accumulate_into(*t->second.accumulate, g);
+      }
+      bool runs = is_leaf_sink ? !pruned || (accumulate_leaves && targets.count(n) > 0) : !pruned;
+      for (const Edge& e : n->next) runs = runs || (!is_leaf_sink && e.node && needed[e.node.get()]);
+      if (runs) {
+        n->unpack_saved();
+        grads = n->apply(g);
+        n->drop_unpacked();
+        if (!keep_graph) n->release_saved();
+      }
     }
     for (size_t i = 0; i < n->next.size(); ++i) {
       const Edge& e = n->next[i];
-      if (!e.node) continue;
-      if (i < grads.size() && grads[i]) {
-        TensorRef gi = to_input(std::move(grads[i]), n->inputs[i]);
-        auto [slot, fresh] = buffer.try_emplace(e.node.get());
-        slot->second = fresh ? std::move(gi) : binary(TSR_OP_ADD, *slot->second, *gi);
-      }
+      if (!e.node || !needed[e.node.get()]) continue;
+      if (i < grads.size() && grads[i]) add_to(e.node.get(), to_input(std::move(grads[i]), n->inputs[i]));
       if (--pending[e.node.get()] == 0) ready.push(e.node.get());
     }
   }
+}
+
+// The roots' edges and gradients, checked as PyTorch checks them.
+void prepare_roots(const std::vector<TensorRef>& outputs, const std::vector<TensorRef>& grad_outputs,
+                   std::vector<Edge>& edges, std::vector<TensorRef>& grads) {
+  if (outputs.empty()) fail(TSR_ERR_INVALID_ARGUMENT, "grad requires at least one output tensor");
+  if (!grad_outputs.empty() && grad_outputs.size() != outputs.size())
+    fail(TSR_ERR_INVALID_ARGUMENT, std::to_string(grad_outputs.size()) + " gradients were given for " +
+                                       std::to_string(outputs.size()) + " outputs");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    tsr_tensor& root = *outputs[i];
+    const std::string at = std::to_string(i);
+    if (!requires_grad(root))
+      fail(TSR_ERR_INVALID_ARGUMENT, "element " + at + " of tensors does not require grad and does not have a grad_fn");
+    TensorRef g = grad_outputs.empty() ? TensorRef{} : grad_outputs[i];
+    if (g) {
+      if (!same_shape(*g, root.layout.ndim, root.layout.shape.data()))
+        fail(TSR_ERR_SHAPE, "Mismatch in shape: grad_output[" + at + "] has a shape of torch.Size(" +
+                                format_list(g->layout.shape.data(), g->layout.ndim) + ") and output[" + at +
+                                "] has a shape of torch.Size(" +
+                                format_list(root.layout.shape.data(), root.layout.ndim) + ").");
+      if (tsr_dtype_is_complex(g->dtype) != tsr_dtype_is_complex(root.dtype))
+        fail(TSR_ERR_TYPE, "For complex Tensors, both grad_output and output are required to have the same dtype. "
+                           "Mismatch in dtype: grad_output[" + at + "] has a dtype of " + tsr_dtype_name(g->dtype) +
+                               " and output[" + at + "] has a dtype of " + tsr_dtype_name(root.dtype) + ".");
+    } else {
+      if (root.layout.numel() != 1) fail(TSR_ERR_INVALID_ARGUMENT, "grad can be implicitly created only for scalar outputs");
+      g = full(*root.rt, root.layout.ndim, root.layout.shape.data(), make_scalar(1.0), root.dtype, root.device);
+    }
+    edges.push_back(edge_of(root));
+    grads.push_back(std::move(g));
+  }
+}
+
+bool keeps_graph(const RunOptions& o) { return o.retain_graph < 0 ? o.create_graph : o.retain_graph != 0; }
+
+// Views regenerate their grad_fn from their base when the storage was
+// written since it was made (Note [In-place ops]); m.mutex held.
+void refresh_view(tsr_tensor& t, AutogradMeta& m) {
+  if (t.base == nullptr || m.view_version == version(t)) return;
+  tsr_tensor& base = *t.base;
+  m.view_version = version(t);
+  if (!requires_grad(base)) return;
+  m.grad_fn = view_node(base, t);
+}
+
+}  // namespace
+
+// ---- saved tensors -------------------------------------------------------------
+
+void SavedTensor::save(const tsr_tensor& t, bool is_output) {
+  data_ = is_output ? detached(t) : TensorRef::share(const_cast<tsr_tensor*>(&t));
+  version_ = version(t);
+  is_output_ = is_output;
+  saved_ = true;
+}
+
+TensorRef SavedTensor::unpack(Node& owner) const {
+  if (released_)
+    fail(TSR_ERR_INVALID_ARGUMENT,
+         "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+         "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+         "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
+         "if you need to access saved tensors after calling backward.");
+  const uint32_t now = version(*data_);
+  if (now != version_) {
+    std::string of;
+    if (is_output_) of = std::string(", which is output 0 of ") + owner.name() + ",";
+    else if (data_->autograd != nullptr && data_->autograd->grad_fn)
+      of = std::string(", which is output 0 of ") + data_->autograd->grad_fn->name() + ",";
+    fail(TSR_ERR_INVALID_ARGUMENT,
+         "one of the variables needed for gradient computation has been modified by an inplace operation: [" +
+             torch_type_name(*data_) + " " + format_list(data_->layout.shape.data(), data_->layout.ndim) + "]" + of +
+             " is at version " + std::to_string(now) + "; expected version " + std::to_string(version_) +
+             " instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+             "with torch.autograd.set_detect_anomaly(True).");
+  }
+  if (!is_output_ || !grad_enabled()) return data_;
+  // Creating a graph: the output as the node's result, so that formulas
+  // reading it are differentiated through this node.
+  TensorRef t = detached(*data_);
+  meta_of(*t).grad_fn = owner.shared_from_this();
+  return t;
+}
+
+void SavedTensor::release() noexcept {
+  if (!saved_) return;
+  data_.reset();
+  released_ = true;
+}
+
+// ---- grad mode, flags, .grad ------------------------------------------------------
+
+AutogradMeta& meta_of(tsr_tensor& t) {
+  if (t.autograd == nullptr) t.autograd = new AutogradMeta;
+  return *t.autograd;
+}
+
+bool grad_enabled() noexcept { return t_grad_enabled; }
+void set_grad_enabled(bool enabled) noexcept { t_grad_enabled = enabled; }
+
+void destroy(AutogradMeta* m) { delete m; }
+
+GradModeGuard::GradModeGuard(bool enabled) : previous_(t_grad_enabled) { t_grad_enabled = enabled; }
+GradModeGuard::~GradModeGuard() { t_grad_enabled = previous_; }
+
+void set_requires_grad(tsr_tensor& t, bool value) {
+  if (!is_leaf(t))
+    fail(TSR_ERR_INVALID_ARGUMENT,
+         "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
+         "subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+  if (value && !tsr_dtype_is_floating(t.dtype) && !tsr_dtype_is_complex(t.dtype))
+    fail(TSR_ERR_TYPE, "only Tensors of floating point dtype can require gradients");
+  if (!value && t.autograd == nullptr) return;
+  meta_of(t).requires_grad = value;
+}
+
+TensorRef grad(const tsr_tensor& t) {
+  if (t.autograd == nullptr) return {};
+  std::shared_ptr<GradCell> cell;
+  {
+    std::lock_guard<std::mutex> lock(t.autograd->mutex);
+    cell = t.autograd->cell;
+  }
+  if (!cell) return {};
+  std::lock_guard<std::mutex> lock(cell->mutex);
+  return cell->grad;
+}
+
+void set_grad(tsr_tensor& t, TensorRef g) {
+  if (g) {
+    if (!same_shape(*g, t.layout.ndim, t.layout.shape.data()))
+      fail(TSR_ERR_SHAPE, "assigned grad has data of a different size");
+    if (g->dtype != t.dtype) fail(TSR_ERR_TYPE, "assigned grad has data of a different type");
+    if (!same_device(g->device, t.device))
+      fail(TSR_ERR_INVALID_ARGUMENT, "assigned grad has data located on a different device");
+  } else if (t.autograd == nullptr) {
+    return;
+  }
+  AutogradMeta& m = meta_of(t);
+  std::shared_ptr<GradCell> cell;
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    cell = cell_of(m);
+  }
+  std::lock_guard<std::mutex> lock(cell->mutex);
+  cell->grad = std::move(g);
+}
+
+void retain_grad(tsr_tensor& t) {
+  if (!requires_grad(t)) fail(TSR_ERR_INVALID_ARGUMENT, "can't retain_grad on Tensor that has requires_grad=False");
+  if (is_leaf(t)) return;  // a leaf keeps its gradient anyway
+  AutogradMeta& m = *t.autograd;
+  std::weak_ptr<GradCell> weak;
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    if (m.retains_grad) return;
+    m.retains_grad = true;
+    weak = cell_of(m);
+  }
+  register_hook(t, [weak](const TensorRef& g) -> TensorRef {
+    if (std::shared_ptr<GradCell> cell = weak.lock()) accumulate_into(*cell, g);
+    return {};
+  });
+}
+
+std::shared_ptr<Node> grad_fn(tsr_tensor& t) {
+  if (t.autograd == nullptr) return nullptr;
+  AutogradMeta& m = *t.autograd;
+  if (t.base == nullptr) return m.grad_fn;
+  std::lock_guard<std::mutex> lock(m.mutex);
+  refresh_view(t, m);
+  return m.grad_fn;
+}
+
+int64_t register_hook(tsr_tensor& t, HookFn fn) {
+  if (!requires_grad(t))
+    fail(TSR_ERR_INVALID_ARGUMENT, "cannot register a hook on a tensor that doesn't require gradient");
+  std::unique_ptr<HookList>* slot;
+  AutogradMeta& m = *t.autograd;
+  std::lock_guard<std::mutex> lock(m.mutex);
+  refresh_view(t, m);
+  slot = m.grad_fn ? &m.grad_fn->hooks : &m.hooks;
+  if (!*slot) *slot = std::make_unique<HookList>();
+  const int64_t id = g_next_hook.fetch_add(1);
+  std::lock_guard<std::mutex> hooks_lock((*slot)->mutex);
+  (*slot)->hooks.push_back(Hook{id, std::move(fn)});
+  return id;
+}
+
+void remove_hook(tsr_tensor& t, int64_t id) {
+  if (t.autograd != nullptr) {
+    AutogradMeta& m = *t.autograd;
+    std::lock_guard<std::mutex> lock(m.mutex);
+    for (HookList* list : {m.hooks.get(), m.grad_fn ? m.grad_fn->hooks.get() : nullptr}) {
+      if (list == nullptr) continue;
+      std::lock_guard<std::mutex> hooks_lock(list->mutex);
+      auto it = std::find_if(list->hooks.begin(), list->hooks.end(), [&](const Hook& h) { return h.id == id; });
+      if (it != list->hooks.end()) {
+        list->hooks.erase(it);
+        return;
+      }
+    }
+  }
+  fail(TSR_ERR_INVALID_ARGUMENT, "no hook with handle " + std::to_string(id) + " is registered on this tensor");
+}
+
+void detach_inplace(tsr_tensor& t) {
+  if (t.base != nullptr)
+    fail(TSR_ERR_INVALID_ARGUMENT,
+         "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for "
+         "training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence "
+         "detach_() cannot be called on these gradients. To fix this error, please refer to the "
+         "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
+  if (t.autograd == nullptr) return;
+  std::lock_guard<std::mutex> lock(t.autograd->mutex);
+  t.autograd->grad_fn.reset();
+  t.autograd->requires_grad = false;
+}
+
+// ---- recording ----------------------------------------------------------------------
+
+TensorRef detached(const tsr_tensor& t) { return make_view(t, t.layout); }
+
+void link(Node& node, std::initializer_list<const tsr_tensor*> inputs) {
+  node.inputs.reserve(inputs.size());
+  node.next.reserve(inputs.size());
+  for (const tsr_tensor* t : inputs) {
+    node.inputs.push_back(t != nullptr ? input_meta(*t) : InputMeta{});
+    node.next.push_back(t != nullptr && requires_grad(*t) ? edge_of(const_cast<tsr_tensor&>(*t)) : Edge{});
+  }
+  node.sequence = g_next_sequence.fetch_add(1);
+}
+
+void record(std::shared_ptr<Node> node, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& output) {
+  link(*node, inputs);
+  meta_of(output).grad_fn = std::move(node);
+}
+
+// ---- in-place writes ----------------------------------------------------------------
+
+InplaceWrite::InplaceWrite(tsr_tensor& target, std::initializer_list<const tsr_tensor*> others, bool keep_old)
+    : target_(target) {
+  if (target.autograd == nullptr && (target.base == nullptr || target.base->autograd == nullptr) &&
+      !should_record(others)) [[likely]]
+    return;
+  if (!grad_enabled()) return;
+  if (requires_grad(target) && is_leaf(target))
+    fail(TSR_ERR_INVALID_ARGUMENT, "a leaf Variable that requires grad is being used in an in-place operation.");
+  if (target.base != nullptr && is_leaf(*target.base) && requires_grad(*target.base))
+    fail(TSR_ERR_INVALID_ARGUMENT,
+         "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+  records_ = requires_grad(target) || (target.base != nullptr && requires_grad(*target.base)) || should_record(others);
+  if (!records_ || !keep_old) return;
+  // The old values, carrying the target's history (no CloneBackward of their own).
+  {
+    GradModeGuard off(false);
+    old_ = clone(target);
+  }
+  if (std::shared_ptr<Node> fn = grad_fn(target)) meta_of(*old_).grad_fn = std::move(fn);
+}
+
+void InplaceWrite::finish(const std::function<void(tsr_tensor& result)>& record_op) {
+  bump_version(target_);
+  if (!records_) return;
+  TensorRef r = detached(target_);
+  record_op(*r);
+  if (r->autograd == nullptr || !r->autograd->grad_fn) return;  // not differentiable (an integer result)
+  rebase_history(target_, r->autograd->grad_fn);
+}
+
+void check_out(const char* fn, const tsr_tensor& out, std::initializer_list<const tsr_tensor*> inputs) {
+  if (out.autograd == nullptr && !should_record(inputs)) [[likely]]
+    return;
+  if (!grad_enabled()) return;
+  if (should_record(inputs))
+    fail(TSR_ERR_INVALID_ARGUMENT, std::string(fn) +
+                                       "(): functions with out=... arguments don't support automatic "
+                                       "differentiation, but one of the arguments requires grad.");
+  if (requires_grad(out) && is_leaf(out))
+    fail(TSR_ERR_INVALID_ARGUMENT, "a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
+// ---- running backwards -----------------------------------------------------------------
+
+void backward(const std::vector<TensorRef>& outputs, const std::vector<TensorRef>& grad_outputs,
+              const std::vector<TensorRef>& inputs, const RunOptions& options) {
+  std::vector<Edge> roots;
+  std::vector<TensorRef> grads;
+  prepare_roots(outputs, grad_outputs, roots, grads);
+  std::unordered_map<Node*, Target> targets;
+  std::vector<Edge> keep;  // the targets' nodes, alive for the run
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    tsr_tensor& t = *inputs[i];
+    if (!requires_grad(t)) fail(TSR_ERR_INVALID_ARGUMENT, "can't retain_grad on Tensor that has requires_grad=False");
+    keep.push_back(edge_of(t));
+    Target& target = targets[keep.back().node.get()];
+    if (!is_leaf(t)) {
+      std::lock_guard<std::mutex> lock(t.autograd->mutex);
+      target.accumulate = cell_of(*t.autograd);
+    }
+  }
+  run(roots, std::move(grads), keeps_graph(options), options.create_graph, targets, true, nullptr);
+}
+
+std::vector<TensorRef> grad(const std::vector<TensorRef>& outputs, const std::vector<TensorRef>& grad_outputs,
+                            const std::vector<TensorRef>& inputs, const RunOptions& options) {
+  std::vector<Edge> roots;
+  std::vector<TensorRef> grads;
+  prepare_roots(outputs, grad_outputs, roots, grads);
+  if (inputs.empty()) fail(TSR_ERR_INVALID_ARGUMENT, "grad requires at least one input tensor");
+  std::unordered_map<Node*, Target> targets;
+  std::vector<Edge> keep;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!requires_grad(*inputs[i])) fail(TSR_ERR_INVALID_ARGUMENT, "One of the differentiated Tensors does not require grad");
+    keep.push_back(edge_of(*inputs[i]));
+    targets[keep.back().node.get()].capture.push_back(i);
+  }
+  std::vector<TensorRef> result(inputs.size());
+  run(roots, std::move(grads), keeps_graph(options), options.create_graph, targets, false, &result);
+  if (!options.allow_unused)
+    for (const TensorRef& r : result)
+      if (!r)
+        fail(TSR_ERR_INVALID_ARGUMENT, "One of the differentiated Tensors appears to not have been used in the graph. "
+                                       "Set allow_unused=True if this is the desired behavior.");
+  return result;
 }
 
 }  // namespace tessera::rt::autograd

@@ -115,14 +115,14 @@ TensorRef contiguous(const TensorRef& t) {
   if (is_contiguous(t->layout)) return t;
   TensorRef out = make_tensor(*t->rt, contiguous_layout(t->layout.ndim, t->layout.shape.data()), t->dtype, t->device);
   copy_into(*out, *t);
-  if (autograd::should_record({t.get()})) autograd::record_copy(*t, *out);
+  if (autograd::should_record({t.get()})) autograd::record_copy(*t, *out, "CloneBackward0");
   return out;
 }
 
 TensorRef clone(const tsr_tensor& t) {
   TensorRef out = make_tensor(*t.rt, dense_like(t.layout), t.dtype, t.device);
   copy_into(*out, t);
-  if (autograd::should_record({&t})) autograd::record_copy(t, *out);
+  if (autograd::should_record({&t})) autograd::record_copy(t, *out, "CloneBackward0");
   return out;
 }
 
@@ -135,7 +135,7 @@ TensorRef to(const TensorRef& t, int32_t dtype, tsr_device device) {
                                                  : contiguous_layout(t->layout.ndim, t->layout.shape.data());
   TensorRef out = make_tensor(*t->rt, layout, dtype, device);
   copy_into(*out, *t);
-  if (autograd::should_record({t.get()})) autograd::record_copy(*t, *out);
+  if (autograd::should_record({t.get()})) autograd::record_copy(*t, *out, "ToCopyBackward0");
   return out;
 }
 

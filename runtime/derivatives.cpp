@@ -11,6 +11,15 @@
 //   gradient is ever dropped in silence. Results that are not floating or
 //   complex (comparisons, argmax, integer ops) record nothing: they have no
 //   gradient.
+//   A formula saves with saving() (Note [Saved tensors and versions]) and
+//   reads a, b, out while it runs. It is written with recorded functions
+//   only (view_of for views, never make_view on a gradient), so that under
+//   create_graph its own graph is recorded and a second derivative needs no
+//   entry of its own. Every view but expand and as_strided has one formula,
+//   ViewBackward: the gradient scattered through the view op applied to a
+//   row-major layout of the input's shape (the C API passes the op, not
+//   the result's layout, to view_of), which holds for views of expanded
+//   tensors too.
 #include "derivatives.hpp"
 
 #include <algorithm>
@@ -26,9 +35,9 @@ namespace tessera::rt::autograd {
 namespace {
 
 // Whether out gets a record: floating results do; complex ones get
-// NotImplementedBackward (their formulas take conjugates: not written yet);
-// the others have no gradient.
-bool differentiable(int32_t op, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& out);
+// NotImplementedBackward naming `what` (their formulas take conjugates: not
+// written yet); the others have no gradient.
+bool differentiable(const char* what, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& out);
 
 TensorRef mul(const TensorRef& a, const TensorRef& b) { return binary(TSR_OP_MUL, *a, *b); }
 TensorRef div(const TensorRef& a, const TensorRef& b) { return binary(TSR_OP_DIV, *a, *b); }
@@ -45,16 +54,33 @@ TensorRef zero_where(const TensorRef& cond, const TensorRef& g) {
   return where(*cond, *zero, *g);
 }
 
-// The tensors a formula reads, saved as detached views (Note [Autograd]).
+// The tensors a formula reads (Note [Saved tensors and versions]):
+// a, b and out hold them while apply runs.
 struct Saved : Node {
+  SavedTensor saved_a, saved_b, saved_out;
   TensorRef a, b, out;
+  void unpack_saved() override {
+    if (saved_a) a = saved_a.unpack(*this);
+    if (saved_b) b = saved_b.unpack(*this);
+    if (saved_out) out = saved_out.unpack(*this);
+  }
+  void drop_unpacked() noexcept override {
+    a.reset();
+    b.reset();
+    out.reset();
+  }
+  void release_saved() noexcept override {
+    saved_a.release();
+    saved_b.release();
+    saved_out.release();
+  }
 };
 // n with the named tensors saved (null: not needed by its formula).
 template <class N>
 std::shared_ptr<Node> saving(std::shared_ptr<N> n, const tsr_tensor* a, const tsr_tensor* b, const tsr_tensor* out) {
-  if (a != nullptr) n->a = detached(*a);
-  if (b != nullptr) n->b = detached(*b);
-  if (out != nullptr) n->out = detached(*out);
+  if (a != nullptr) n->saved_a.save(*a, false);
+  if (b != nullptr) n->saved_b.save(*b, false);
+  if (out != nullptr) n->saved_out.save(*out, true);
   return n;
 }
 
@@ -110,7 +136,7 @@ struct ExtremumBackward final : Saved {
 
 // a ** b: b * a^(b - 1) for a, out * log(a) for b, that one 0 where a == 0
 // and b >= 0 (PyTorch's pow_backward_exponent).
-struct PowBackward0 final : Saved {
+struct PowBackward1 final : Saved {
   const char* name() const override { return "PowBackward1"; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     TensorRef ga, gb;
@@ -127,18 +153,19 @@ struct PowBackward0 final : Saved {
   }
 };
 
-// One tensor operand and a Python-number one.
+// One tensor operand and a Python-number one, named as PyTorch 1.13 names
+// the node it makes (s / a is its reciprocal times s there).
 struct ScalarOpBackward final : Saved {
   int32_t op;
   tsr_scalar s;
   bool reversed;
   const char* name() const override {
     switch (op) {
-      case TSR_OP_ADD: return "AddBackward1";
-      case TSR_OP_SUB: return reversed ? "RsubBackward1" : "SubBackward1";
-      case TSR_OP_MUL: return "MulBackward1";
-      case TSR_OP_POW: return reversed ? "PowBackward2" : "PowBackward0";
-      default: return "DivBackward1";
+      case TSR_OP_ADD: return "AddBackward0";
+      case TSR_OP_SUB: return reversed ? "RsubBackward1" : "SubBackward0";
+      case TSR_OP_MUL: return "MulBackward0";
+      case TSR_OP_POW: return reversed ? "PowBackward1" : "PowBackward0";
+      default: return reversed ? "MulBackward0" : "DivBackward0";
     }
   }
   std::vector<TensorRef> apply(const TensorRef& g) override {
@@ -192,6 +219,16 @@ struct UnaryBackward final : Saved {
   }
 };
 
+// where(cond, a, b): the gradient to a where cond holds, to b elsewhere;
+// `a` holds the saved condition.
+struct WhereBackward final : Saved {
+  const char* name() const override { return "WhereBackward0"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    TensorRef zero = full(*g->rt, 0, nullptr, make_scalar(0.0), g->dtype, g->device);
+    return {next[0].node ? where(*a, *g, *zero) : TensorRef{}, next[1].node ? where(*a, *zero, *g) : TensorRef{}};
+  }
+};
+
 // ---- reductions ----------------------------------------------------------------
 
 // SUM and MEAN: the gradient spread back over the reduced dims (an expanded
@@ -208,9 +245,10 @@ struct SumBackward final : Node {
     const InputMeta& in = inputs[0];
     int64_t keep[TSR_MAX_DIMS];
     for (int32_t d = 0; d < in.ndim; ++d) keep[d] = reduced[static_cast<size_t>(d)] ? 1 : in.shape[static_cast<size_t>(d)];
-    TensorRef k = make_view(*g, view(g->layout, in.ndim, keep));
+    TensorRef k = view_of(*g, [&](const Layout& l) { return view(l, in.ndim, keep); }, "ViewBackward0");
     if (mean) k = div_scalar(k, make_scalar(static_cast<double>(count)));
-    return {make_view(*k, expand(k->layout, in.ndim, in.shape.data()))};
+    return {view_of(*k, [&](const Layout& l) { return expand(l, in.ndim, in.shape.data()); }, "ExpandBackward0",
+                    ViewKind::kExpand)};
   }
 };
 
@@ -218,19 +256,22 @@ struct SumBackward final : Node {
 
 // a @ b with ndim >= 2 on both: g @ b^T and a^T @ g over the last two dims
 // (the engine sums broadcast batch dims).
+// Named as PyTorch 1.13 names the node a user sees: MmBackward0 for two
+// matrices; batched, its matmul ends in a view of bmm's result.
 struct MatmulBackward final : Saved {
-  const char* name() const override { return "MmBackward0"; }
+  bool batched = false;
+  const char* name() const override { return batched ? "UnsafeViewBackward0" : "MmBackward0"; }
   static TensorRef mT(const TensorRef& t) {
-    return make_view(*t, transpose(t->layout, t->layout.ndim - 2, t->layout.ndim - 1));
+    return view_of(*t, [](const Layout& l) { return transpose(l, l.ndim - 2, l.ndim - 1); }, "TransposeBackward0");
   }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     return {next[0].node ? matmul(*g, *mT(b)) : TensorRef{}, next[1].node ? matmul(*mT(a), *g) : TensorRef{}};
   }
 };
 
-bool differentiable(int32_t op, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& out) {
+bool differentiable(const char* what, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& out) {
   if (tsr_dtype_is_complex(out.dtype)) {
-    record(std::make_shared<NotImplementedBackward>(op), inputs, out);
+    record(std::make_shared<NotImplementedBackward>(std::string(what)), inputs, out);
     return false;
   }
   return tsr_dtype_is_floating(out.dtype);
@@ -238,9 +279,16 @@ bool differentiable(int32_t op, std::initializer_list<const tsr_tensor*> inputs,
 
 // ---- copies and views -------------------------------------------------------
 
+// The copies, named by the caller; the engine sums, casts and moves.
 struct CopyBackward final : Node {
-  const char* name() const override { return "CopyBackwards"; }
-  std::vector<TensorRef> apply(const TensorRef& g) override { return {g}; }  // the engine casts and moves it
+  const char* name_;
+  explicit CopyBackward(const char* n) : name_(n) {}
+  const char* name() const override { return name_; }
+  std::vector<TensorRef> apply(const TensorRef& g) override { return {g}; }
+};
+struct FillBackward final : Node {
+  const char* name() const override { return "FillBackward0"; }
+  std::vector<TensorRef> apply(const TensorRef&) override { return {}; }
 };
 
 // Whether some element of l is reached by two indexes (a stride 0 on a dim
@@ -251,20 +299,41 @@ bool self_overlapping(const Layout& l) {
   return false;
 }
 
+// Two layouts over one storage, their offsets moved so that the lower one
+// starts at 0, and the span of elements they reach together.
+struct Span {
+  Layout first, second;
+  int64_t extent = 1;
+  Span(Layout a, Layout b) : first(a), second(b) {
+    const int64_t origin = std::min(a.offset, b.offset);
+    first.offset -= origin;
+    second.offset -= origin;
+    extent = std::max<int64_t>({1, storage_extent(first), storage_extent(second)});
+  }
+};
+
 // Every view but expand: the gradient written through the view's layout
-// into zeros laid out as the input's storage span, then read through the
-// input's layout, so each input element gets the gradient of the view
-// element over it (0 where none is). One formula for transpose, permute,
-// slice, select, view, squeeze, unsqueeze, flatten and as_strided views
-// that do not alias themselves.
+// into zeros laid out as the storage span, then read through the input's
+// layout, so each input element gets the gradient of the view element over
+// it (0 where none is). One formula for transpose, permute, slice, select,
+// view, squeeze, unsqueeze, flatten, reshape and as_strided views that do
+// not alias themselves. Its own derivative is the same map with the two
+// layouts swapped, recorded when a graph is being created.
 struct ViewBackward final : Node {
-  Layout input, output;  // both with offsets from the input's first element
-  const char* name() const override { return "ViewBackward0"; }
+  const char* name_;
+  Layout input, output;  // over one span (Span)
+  ViewBackward(const char* n, const Span& s) : name_(n), input(s.first), output(s.second) {}
+  const char* name() const override { return name_; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     const int64_t span = std::max<int64_t>({1, storage_extent(input), storage_extent(output)});
     TensorRef z = full(*g->rt, 1, &span, make_scalar(0.0), g->dtype, g->device);
     copy_into(*make_view(*z, output), *g);
-    return {make_view(*z, input)};
+    TensorRef r = make_view(*z, input);
+    if (should_record({g.get()})) {
+      Span swapped(output, input);
+      record(std::make_shared<ViewBackward>("ViewScatterBackward0", swapped), {g.get()}, *r);
+    }
+    return {r};
   }
 };
 struct ExpandBackward final : Node {
@@ -272,30 +341,90 @@ struct ExpandBackward final : Node {
   std::vector<TensorRef> apply(const TensorRef& g) override { return {g}; }  // the engine sums it to the input's shape
 };
 
+// A base whose region (a view of it) was written in place: the region's
+// gradient goes to the op that wrote it, the rest to the base's old
+// history (Note [In-place ops]).
+struct CopySlices final : Node {
+  Layout base, region;  // over one span (Span)
+  explicit CopySlices(const Span& s) : base(s.first), region(s.second) {}
+  const char* name() const override { return "CopySlices"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    if (grad_enabled() && requires_grad(*g))
+      fail(TSR_ERR_UNSUPPORTED, "the derivative of a gradient through an in-place write into a view "
+                                "(CopySlices) is not implemented");
+    const int64_t span = std::max<int64_t>({1, storage_extent(base), storage_extent(region)});
+    TensorRef z = full(*g->rt, 1, &span, make_scalar(0.0), g->dtype, g->device);
+    copy_into(*make_view(*z, base), *g);
+    TensorRef written = clone(*make_view(*z, region));
+    fill(*make_view(*z, region), make_scalar(0.0));
+    return {make_view(*z, base), written};
+  }
+};
+
 }  // namespace
 
-void record_copy(const tsr_tensor& a, tsr_tensor& out) {
-  if (!differentiable(TSR_OP_COPY, {&a}, out)) return;
-  record(std::make_shared<CopyBackward>(), {&a}, out);
+void record_copy(const tsr_tensor& a, tsr_tensor& out, const char* name) {
+  if (!differentiable(name, {&a}, out)) return;
+  record(std::make_shared<CopyBackward>(name), {&a}, out);
 }
 
-void record_view(const tsr_tensor& a, tsr_tensor& out, ViewKind kind) {
-  if (!differentiable(TSR_OP_COPY, {&a}, out)) return;
+void record_unsupported(const char* what, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& out) {
+  if (tsr_dtype_is_floating(out.dtype) || tsr_dtype_is_complex(out.dtype))
+    record(std::make_shared<NotImplementedBackward>(std::string(what)), inputs, out);
+}
+
+void record_fill(tsr_tensor& out) {
+  if (tsr_dtype_is_floating(out.dtype) || tsr_dtype_is_complex(out.dtype))
+    record(std::make_shared<FillBackward>(), {}, out);
+}
+
+void record_view(const tsr_tensor& a, tsr_tensor& out, const Layout& dense_view, const char* name, ViewKind kind) {
+  meta_of(out).view_version = version(out);  // its grad_fn is made from a's history as it is now
+  if (!differentiable(name, {&a}, out)) return;
   if (kind == ViewKind::kExpand) return record(std::make_shared<ExpandBackward>(), {&a}, out);
-  const bool reaches_before = out.layout.offset < a.layout.offset;  // as_strided can
-  if (self_overlapping(a.layout) || self_overlapping(out.layout) || out.dtype != a.dtype || reaches_before)
-    return record(std::make_shared<NotImplementedBackward>(std::string("a view that aliases itself or another dtype")),
-                  {&a}, out);
-  auto n = std::make_shared<ViewBackward>();
-  n->input = a.layout;
-  n->output = out.layout;
-  n->output.offset -= a.layout.offset;
-  n->input.offset = 0;
-  record(std::move(n), {&a}, out);
+  if (kind == ViewKind::kStrided) {
+    if (self_overlapping(a.layout) || self_overlapping(out.layout))
+      return record(std::make_shared<NotImplementedBackward>(std::string("as_strided of a tensor that aliases itself")),
+                    {&a}, out);
+    return record(std::make_shared<ViewBackward>(name, Span(a.layout, out.layout)), {&a}, out);
+  }
+  const Layout dense = contiguous_layout(a.layout.ndim, a.layout.shape.data());
+  record(std::make_shared<ViewBackward>(name, Span(dense, dense_view)), {&a}, out);
+}
+
+std::shared_ptr<Node> view_node(tsr_tensor& base, const tsr_tensor& view) {
+  std::shared_ptr<Node> n;
+  if (self_overlapping(view.layout) || self_overlapping(base.layout))
+    n = std::make_shared<NotImplementedBackward>(std::string("a view that aliases itself"));
+  else
+    n = std::make_shared<ViewBackward>("AsStridedBackward0", Span(base.layout, view.layout));
+  link(*n, {&base});
+  return n;
+}
+
+void rebase_history(tsr_tensor& target, std::shared_ptr<Node> node) {
+  AutogradMeta& m = meta_of(target);
+  if (target.base == nullptr) {
+    m.grad_fn = std::move(node);
+    return;
+  }
+  tsr_tensor& base = *target.base;
+  auto copy_slices = std::make_shared<CopySlices>(Span(base.layout, target.layout));
+  link(*copy_slices, {&base, nullptr});
+  InputMeta& written = copy_slices->inputs[1];  // what flows to the op: the region's gradient
+  written.ndim = target.layout.ndim;
+  std::copy(target.layout.shape.begin(), target.layout.shape.end(), written.shape.begin());
+  written.dtype = target.dtype;
+  written.device = target.device;
+  copy_slices->next[1] = Edge{std::move(node), 0};
+  meta_of(base).grad_fn = std::move(copy_slices);
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.grad_fn = view_node(base, target);
+  m.view_version = version(target);
 }
 
 void record_binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out) {
-  if (!differentiable(op, {&a, &b}, out)) return;
+  if (!differentiable(tsr_op_name(op), {&a, &b}, out)) return;
   std::shared_ptr<Node> node;
   switch (op) {
     case TSR_OP_ADD: node = std::make_shared<AddBackward0>(); break;
@@ -306,14 +435,14 @@ void record_binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b, tsr_ten
     case TSR_OP_MINIMUM:
       node = saving(std::make_shared<ExtremumBackward>(op == TSR_OP_MAXIMUM), &a, &b, nullptr);
       break;
-    case TSR_OP_POW: node = saving(std::make_shared<PowBackward0>(), &a, &b, &out); break;
+    case TSR_OP_POW: node = saving(std::make_shared<PowBackward1>(), &a, &b, &out); break;
     default: node = std::make_shared<NotImplementedBackward>(op);
   }
   record(std::move(node), {&a, &b}, out);
 }
 
 void record_binary_scalar(int32_t op, const tsr_tensor& a, tsr_scalar s, bool reversed, tsr_tensor& out) {
-  if (!differentiable(op, {&a}, out)) return;
+  if (!differentiable(tsr_op_name(op), {&a}, out)) return;
   if (op != TSR_OP_ADD && op != TSR_OP_SUB && op != TSR_OP_MUL && op != TSR_OP_DIV && op != TSR_OP_POW)
     return record(std::make_shared<NotImplementedBackward>(op), {&a}, out);
   auto n = std::make_shared<ScalarOpBackward>();
@@ -325,7 +454,7 @@ void record_binary_scalar(int32_t op, const tsr_tensor& a, tsr_scalar s, bool re
 }
 
 void record_unary(int32_t op, const tsr_tensor& a, tsr_tensor& out) {
-  if (!differentiable(op, {&a}, out)) return;
+  if (!differentiable(tsr_op_name(op), {&a}, out)) return;
   switch (op) {
     case TSR_OP_NEG: case TSR_OP_EXP: case TSR_OP_LOG: case TSR_OP_TANH: case TSR_OP_SQRT: case TSR_OP_ABS:
     case TSR_OP_RELU: case TSR_OP_SIGMOID: break;
@@ -338,8 +467,15 @@ void record_unary(int32_t op, const tsr_tensor& a, tsr_tensor& out) {
   record(saving(std::move(n), input ? &a : nullptr, nullptr, result ? &out : nullptr), {&a}, out);
 }
 
+void record_where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out) {
+  if (!differentiable("where", {&a, &b}, out)) return;
+  auto n = std::make_shared<WhereBackward>();
+  n->saved_a.save(cond, false);
+  record(std::move(n), {&a, &b}, out);
+}
+
 void record_reduce(int32_t op, const tsr_tensor& a, const bool* reduced, tsr_tensor& out) {
-  if (!differentiable(op, {&a}, out)) return;
+  if (!differentiable(tsr_op_name(op), {&a}, out)) return;
   if (op != TSR_OP_SUM && op != TSR_OP_MEAN) return record(std::make_shared<NotImplementedBackward>(op), {&a}, out);
   auto n = std::make_shared<SumBackward>();
   n->mean = op == TSR_OP_MEAN;
@@ -353,10 +489,12 @@ void record_reduce(int32_t op, const tsr_tensor& a, const bool* reduced, tsr_ten
 }
 
 void record_matmul(const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out) {
-  if (!differentiable(TSR_OP_MATMUL, {&a, &b}, out)) return;
+  if (!differentiable("matmul", {&a, &b}, out)) return;
   if (a.layout.ndim < 2 || b.layout.ndim < 2)
     return record(std::make_shared<NotImplementedBackward>(TSR_OP_MATMUL), {&a, &b}, out);
-  record(saving(std::make_shared<MatmulBackward>(), &a, &b, nullptr), {&a, &b}, out);
+  auto n = std::make_shared<MatmulBackward>();
+  n->batched = a.layout.ndim > 2 || b.layout.ndim > 2;
+  record(saving(std::move(n), &a, &b, nullptr), {&a, &b}, out);
 }
 
 }  // namespace tessera::rt::autograd

@@ -127,7 +127,7 @@ void launch(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
     if (type == nullptr) missing_kernel(rt, device, op, key_dtype);
     return launch_on_cpu(rt, *type, device, op, key_dtype, inputs, output, args);
   }
-  if (k.minor < TSR_ABI_VERSION_MINOR) [[unlikely]]
+  if (k.minor < kPluginFacingMinor) [[unlikely]]
     return run_older_kernel(rt, device, op, key_dtype, k, inputs, output, args);
   const tsr_status st = call_kernel(rt, device, op, key_dtype, k, args, "on ");
   if (st != TSR_OK) [[unlikely]]

@@ -278,11 +278,12 @@ TensorRef unary(int32_t op, const tsr_tensor& a) {
   // The result keeps the input's dense strides (dense_like); row-major ones need no work.
   TensorRef out = row_major_strides(ac.layout) ? make_result(ac, ac.layout.ndim, ac.layout.shape.data(), result)
                                                : make_tensor(*a.rt, dense_like(ac.layout), result, a.device);
-  if (out->layout.numel() == 0) return out;
-  tsr_tensor_desc din, dout;
-  fill_desc(ac, din);
-  fill_desc(*out, dout);
-  launch(*a.rt, a.device, op, compute, {&din}, dout);
+  if (out->layout.numel() != 0) {
+    tsr_tensor_desc din, dout;
+    fill_desc(ac, din);
+    fill_desc(*out, dout);
+    launch(*a.rt, a.device, op, compute, {&din}, dout);
+  }
   if (autograd::should_record({&a})) [[unlikely]]
     autograd::record_unary(op, a, *out);
   return out;
@@ -325,13 +326,15 @@ TensorRef where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b
   const tsr_tensor& ac = in_dtype(a, compute, keep_a);
   const tsr_tensor& bc = in_dtype(b, compute, keep_b);
   TensorRef out = make_result(a, ndim, shape, compute);
-  if (out->layout.numel() == 0) return out;
-  tsr_tensor_desc dc, da, db, dout;
-  fill_desc_broadcast(cond, ndim, shape, dc);
-  fill_desc_broadcast(ac, ndim, shape, da);
-  fill_desc_broadcast(bc, ndim, shape, db);
-  fill_desc(*out, dout);
-  launch(*a.rt, a.device, TSR_OP_WHERE, compute, {&dc, &da, &db}, dout);
+  if (out->layout.numel() != 0) {
+    tsr_tensor_desc dc, da, db, dout;
+    fill_desc_broadcast(cond, ndim, shape, dc);
+    fill_desc_broadcast(ac, ndim, shape, da);
+    fill_desc_broadcast(bc, ndim, shape, db);
+    fill_desc(*out, dout);
+    launch(*a.rt, a.device, TSR_OP_WHERE, compute, {&dc, &da, &db}, dout);
+  }
+  if (autograd::should_record({&a, &b})) autograd::record_where(cond, a, b, *out);
   return out;
 }
 

@@ -92,7 +92,7 @@ void launch_on_cpu(tsr_runtime& rt, const DeviceType& type, tsr_device device, i
                                   ", and the CPU fallback has no kernel for it either; supported on: " +
                                   rt.registry.devices_with_kernel(op, key_dtype));
   // Note [What an older plugin is handed]: the CPU's plugin may be older too.
-  if (cpu.minor < TSR_ABI_VERSION_MINOR)
+  if (cpu.minor < kPluginFacingMinor)
     if (const NewerThing newer = newer_than(cpu.minor, args_template))
       fail(TSR_ERR_UNSUPPORTED, std::string(tsr_op_name(op)) + " (" + tsr_dtype_name(key_dtype) + ") on " +
                                     rt.registry.device_name(device) + ": the CPU fallback's " +

@@ -58,6 +58,7 @@ void TensorRef::reset() noexcept {
     t_->storage->release();
     if (t_->autograd != nullptr) [[unlikely]]
       autograd::destroy(t_->autograd);  // out of line: reset stays small
+    if (t_->base != nullptr) TensorRef drop(t_->base);
     delete t_;
   }
   t_ = nullptr;

@@ -32,6 +32,9 @@ struct Storage {
   tsr_deleter_fn deleter = nullptr;  // external memory when set or when external
   void* deleter_ctx = nullptr;
   bool external = false;
+  // In-place writes into this storage through any view (PyTorch's version
+  // counter, Note [Saved tensors and versions] in autograd.hpp).
+  std::atomic<uint32_t> version{0};
 
   void retain() noexcept { refs.fetch_add(1, std::memory_order_relaxed); }
   void release() noexcept;
@@ -59,6 +62,11 @@ struct tsr_tensor {
   // Owned; null unless the tensor requires grad (Note [Autograd]). A view
   // record starts without one.
   tessera::rt::autograd::AutogradMeta* autograd = nullptr;
+  // A view made by the C API's view functions holds a reference to the
+  // tensor it views (the first one over the storage, never a view), so
+  // that an in-place write through it can rewrite that tensor's history
+  // (Note [In-place ops]); null otherwise.
+  tsr_tensor* base = nullptr;
 };
 
 namespace tessera::rt {

@@ -16,17 +16,6 @@
 #include "c99_check.h"
 #include "tessera/tessera.h"
 
-/* The call fails with `status` and a message containing `words`. */
-#define CHECK_FAILS(call, status, words)                                                          \
-  do {                                                                                            \
-    tsr_status st_ = (call);                                                                      \
-    if (st_ != (status) || strstr(tsr_last_error_message(), (words)) == NULL) {                   \
-      fprintf(stderr, "%s:%d: %s gave %s \"%s\", expected %s with \"%s\"\n", __FILE__, __LINE__, \
-              #call, tsr_status_name(st_), tsr_last_error_message(), #status, words);             \
-      ++failures;                                                                                 \
-    }                                                                                             \
-  } while (0)
-
 static tsr_runtime* rt;
 static tsr_device cpu;
 

@@ -53,6 +53,9 @@ std::vector<double> values(const tsr_tensor& t) {
 
 double scalar_of(const tsr_tensor& t) { return values(t).at(0); }
 
+// backward() from one one-element output.
+void backward_of(const TensorRef& y) { ag::backward({y}, {}, {}, {}); }
+
 using Function = std::function<TensorRef(const std::vector<TensorRef>&)>;
 
 // Checks every leaf's gradient of f (one element) against central
@@ -62,7 +65,7 @@ void check_gradients(const Function& f, std::vector<std::vector<double>> data, c
   for (size_t i = 0; i < data.size(); ++i) leaves.push_back(tensor(data[i], shapes[i]));
   TensorRef y = f(leaves);
   REQUIRE(y->layout.numel() == 1);
-  ag::backward(*y, nullptr);
+  backward_of(y);
   const double h = 1e-6;
   for (size_t i = 0; i < data.size(); ++i) {
     TensorRef g = ag::grad(*leaves[i]);
@@ -142,14 +145,14 @@ TEST_CASE("autograd: the subgradients PyTorch 1.13 gives") {
   TensorRef x = tensor({0.0, -1.0, 2.0}, {3});
   TensorRef y = tensor({0.0, 3.0, 2.0}, {3});
   TensorRef s = sum_all(binary(TSR_OP_ADD, *unary(TSR_OP_RELU, *x), *unary(TSR_OP_ABS, *x)));
-  ag::backward(*s, nullptr);
+  backward_of(s);
   CHECK(values(*ag::grad(*x)) == std::vector<double>{0.0, -1.0, 2.0});  // relu' and abs' at 0: 0
   TensorRef x2 = tensor({0.0, -1.0, 2.0}, {3});
-  ag::backward(*sum_all(binary(TSR_OP_MAXIMUM, *x2, *y)), nullptr);
+  backward_of(sum_all(binary(TSR_OP_MAXIMUM, *x2, *y)));
   CHECK(values(*ag::grad(*x2)) == std::vector<double>{0.5, 0.0, 0.5});  // ties split in halves
   CHECK(values(*ag::grad(*y)) == std::vector<double>{0.5, 1.0, 0.5});
   TensorRef z = tensor({0.0, 4.0}, {2});
-  ag::backward(*sum_all(unary(TSR_OP_SQRT, *z)), nullptr);
+  backward_of(sum_all(unary(TSR_OP_SQRT, *z)));
   const std::vector<double> gz = values(*ag::grad(*z));
   CHECK(std::isinf(gz[0]));
   CHECK(gz[1] == 0.25);
@@ -194,7 +197,7 @@ TEST_CASE("autograd: a gradient has its input's dtype") {
   TensorRef x = tensor({1.0, -2.0, 3.0}, {3});
   TensorRef y = binary_scalar(TSR_OP_MUL, *to(x, TSR_FLOAT32, x->device), number(2), false);
   CHECK(y->dtype == TSR_FLOAT32);
-  ag::backward(*sum_all(y), nullptr);
+  backward_of(sum_all(y));
   TensorRef g = ag::grad(*x);
   CHECK(g->dtype == TSR_FLOAT64);
   CHECK(values(*g) == std::vector<double>{2.0, 2.0, 2.0});
@@ -205,7 +208,7 @@ TEST_CASE("autograd: gradients accumulate on leaves; no_grad records nothing") {
   for (int round = 0; round < 2; ++round) {
     TensorRef y = sum_all(binary(TSR_OP_MUL, *x, *x));
     CHECK(std::string(ag::grad_fn(*y)->name()) == "SumBackward0");
-    ag::backward(*y, nullptr);
+    backward_of(y);
   }
   CHECK(values(*ag::grad(*x)) == std::vector<double>{4.0, 8.0, 12.0});  // 2 * (2x)
   {
@@ -214,28 +217,28 @@ TEST_CASE("autograd: gradients accumulate on leaves; no_grad records nothing") {
     CHECK_FALSE(ag::requires_grad(*y));
   }
   TensorRef z = binary_scalar(TSR_OP_DIV, *x, number(2), true);  // 2 / x
-  CHECK(std::string(ag::grad_fn(*z)->name()) == "DivBackward1");
+  CHECK(std::string(ag::grad_fn(*z)->name()) == "MulBackward0");
   CHECK(ag::grad_fn(*x) == nullptr);
 }
 
 TEST_CASE("autograd: errors name what is wrong") {
   TensorRef plain = tensor({1.0}, {1}, false);
   try {
-    ag::backward(*plain, nullptr);
+    backward_of(plain);
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(std::string(e.what()) == "element 0 of tensors does not require grad and does not have a grad_fn");
   }
   TensorRef x = tensor({1.0, 2.0}, {2});
   try {
-    ag::backward(*binary(TSR_OP_MUL, *x, *x), nullptr);
+    backward_of(binary(TSR_OP_MUL, *x, *x));
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(std::string(e.what()) == "grad can be implicitly created only for scalar outputs");
   }
   TensorRef m = sum_all(binary(TSR_OP_ATAN2, *x, *x));  // no formula yet: fails at backward, never silently
   try {
-    ag::backward(*m, nullptr);
+    backward_of(m);
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.status() == TSR_ERR_UNSUPPORTED);
@@ -247,7 +250,7 @@ TEST_CASE("autograd: errors name what is wrong") {
     ag::set_requires_grad(*i, true);
     FAIL("no error");
   } catch (const Error& e) {
-    CHECK(std::string(e.what()) == "only Tensors of floating point and complex dtype can require gradients");
+    CHECK(std::string(e.what()) == "only Tensors of floating point dtype can require gradients");
   }
   TensorRef y = binary(TSR_OP_ADD, *x, *x);
   CHECK_THROWS_AS(ag::set_requires_grad(*y, false), Error);  // not a leaf

@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tessera/autograd.h"
 #include "tessera/device.h"
 #include "tessera/distributed.h"
 #include "tessera/dtype.h"
@@ -105,7 +106,8 @@ typedef enum tsr_struct_kind {
   TSR_STRUCT_SCALAR = 4, /* frozen: sizeof(tsr_scalar), 24 */
   TSR_STRUCT_DEVICE = 5, /* frozen: sizeof(tsr_device), 8 */
   TSR_STRUCT_REDUCE_OPTIONS = 6, /* since ABI 1.5 */
-  TSR_STRUCT_SORT_OPTIONS = 7    /* since ABI 1.5 */
+  TSR_STRUCT_SORT_OPTIONS = 7,   /* since ABI 1.5 */
+  TSR_STRUCT_AUTOGRAD_OPTIONS = 8 /* tessera/autograd.h, since ABI 1.8 */
 } tsr_struct_kind;
 /* The size in bytes this library gives a struct (its TSR_*_STRUCT_SIZE, or
  * sizeof for the frozen ones); 0 for an unknown kind. A caller that lays a

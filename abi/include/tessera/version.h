@@ -122,6 +122,14 @@
  *        kernels for them (an op on them runs through the CPU fallback
  *        where configured); a 1.6 runtime ignores a 1.7 plugin's entries
  *        for them. Public API: tsr_real, tsr_imag (views), tsr_conj.
+ *   1.8  Autograd (issue 33): tessera/autograd.h, included by tessera.h:
+ *        per-thread grad mode (tsr_is_grad_enabled, tsr_set_grad_enabled),
+ *        requires_grad, .grad, retain_grad, grad_fn names, version
+ *        counters, detach, hooks (tsr_grad_hook_fn), tsr_backward and
+ *        tsr_grad with tsr_autograd_options (struct kind
+ *        TSR_STRUCT_AUTOGRAD_OPTIONS). The plugin ABI is unchanged: a 1.7
+ *        plugin is a 1.8 one (gradients are runtime functions of the ops
+ *        every device has).
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H
@@ -129,7 +137,7 @@
 #include <stdint.h>
 
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 7
+#define TSR_ABI_VERSION_MINOR 8
 
 /* Packs (major, minor) into one uint32_t: major in the high 16 bits. */
 #define TSR_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))
