@@ -17,6 +17,8 @@ import pytest
 
 import tessera
 
+from devices import arena_config, needs_arena
+
 SPECIAL = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 1.0, -1.0, 0.25, 3.0, -7.75, 1e-8, 123.456, 1e30, -1e30,
            np.inf, -np.inf, np.nan]
 MATH = ["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "log1p",
@@ -268,13 +270,9 @@ def run_on(device, config):
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-@pytest.mark.skipif("TESSERA_TEST_ARENA_PLUGIN" not in os.environ, reason="run by ctest, which names the arena plugin")
+@needs_arena
 def test_composites_on_a_device_with_primitives_only(tmp_path):
-    config = {"plugins": [{"name": "cpu_tbb", "library": "cpu_tbb.so"},
-                          {"name": "arena", "library": os.environ["TESSERA_TEST_ARENA_PLUGIN"], "fallback": True,
-                           "options": {"bytes": 16777216}}]}
-    path = tmp_path / "arena.json"
-    path.write_text(json.dumps(config))
+    path = arena_config(tmp_path)
     results = run_on("arena:0", path)
     assert all(results.values()), results
 

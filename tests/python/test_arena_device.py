@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """The package on a plugin's own device (the sample arena plugin, whose
 memory the host cannot address), in a subprocess with its own config."""
-import json
 import os
 import subprocess
 import sys
-import tempfile
 
 import pytest
+
+from devices import arena_config, needs_arena
 
 SCRIPT = r"""
 import tessera, torch
@@ -30,13 +30,9 @@ tessera.synchronize("arena:0")
 """
 
 
-@pytest.mark.skipif("TESSERA_TEST_ARENA_PLUGIN" not in os.environ, reason="run by ctest, which names the arena plugin")
+@needs_arena
 def test_arena_tensors_compute_and_refuse_host_sharing(tmp_path):
-    config = {"plugins": [{"name": "cpu_tbb", "library": "cpu_tbb.so"},
-                          {"name": "arena", "library": os.environ["TESSERA_TEST_ARENA_PLUGIN"], "fallback": True,
-                           "options": {"bytes": 16777216}}]}
-    path = tmp_path / "arena.json"
-    path.write_text(json.dumps(config))
+    path = arena_config(tmp_path)
     env = dict(os.environ, TESSERA_CONFIG=str(path), TESSERA_LOG_LEVEL="error")
     out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

@@ -23,6 +23,7 @@ import torch
 import tessera
 import tessera.array_api as xp
 from tessera import linalg as L
+from devices import arena_config, needs_arena
 
 FLOATS = ["float32", "float64"]
 EPS = {"float32": float(np.finfo(np.float32).eps), "float64": float(np.finfo(np.float64).eps)}
@@ -959,13 +960,9 @@ def test_linalg_on_the_emulated_cuda_device():
     check_device_run(run_on("cuda:0", os.environ["TESSERA_TEST_CUDA_EMU_CONFIG"]), "cuda:0")
 
 
-@pytest.mark.skipif("TESSERA_TEST_ARENA_PLUGIN" not in os.environ, reason="run by ctest, which names the arena plugin")
+@needs_arena
 def test_linalg_on_a_device_the_host_cannot_address(tmp_path):
-    config = {"plugins": [{"name": "cpu_tbb", "library": "cpu_tbb.so"},
-                          {"name": "arena", "library": os.environ["TESSERA_TEST_ARENA_PLUGIN"], "fallback": True,
-                           "options": {"bytes": 16777216}}]}
-    path = tmp_path / "arena.json"
-    path.write_text(json.dumps(config))
+    path = arena_config(tmp_path)
     check_device_run(run_on("arena:0", path), "arena:0")
 
 

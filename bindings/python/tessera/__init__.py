@@ -25,7 +25,8 @@ from ._creation import (arange, as_tensor, empty, empty_like, full, full_like, l
                         ones_like, rand, rand_like, randn, randn_like, tensor, zeros, zeros_like)
 from ._numpy import from_numpy
 from ._dlpack import from_dlpack
-from . import linalg, testing
+from . import autograd, linalg, testing
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __version__ = "0.1.0"
 
@@ -434,13 +435,13 @@ def triu(input, diagonal=0):
 
 
 def eye(n, m=None, *, dtype=None, device=None, k=0, requires_grad=False):
-    from ._creation import _no_autograd
+    from ._creation import _requiring
     from ._tensor import _call
-    _no_autograd("eye", requires_grad)
     code = -1 if dtype is None else _types.as_dtype(dtype)._code
     n = _operator.index(n)
     m = n if m is None else _operator.index(m)
-    return _call(_C.eye, _runtime(), n, m, _clamped_diagonal(k, _builtins.max(n, 0), _builtins.max(m, 0)), code, _as_device(device))
+    return _requiring(_call(_C.eye, _runtime(), n, m, _clamped_diagonal(k, _builtins.max(n, 0), _builtins.max(m, 0)), code,
+                            _as_device(device)), requires_grad)
 
 
 def prod(input, dim=None, keepdim=False, dtype=None):
@@ -576,5 +577,6 @@ __all__ = [
     "cosh", "asinh", "acosh", "atanh", "expm1", "log1p", "log2", "log10", "floor", "ceil", "trunc", "round",
     "sign", "argmin", "prod", "var", "std", "cumsum", "gather", "index_select", "take", "scatter", "scatter_add",
     "nonzero", "sort", "argsort", "msort", "flip", "cat", "concat", "stack", "roll", "tril", "triu", "eye", "unique",
+    "autograd", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
 ]
 del _DTYPES

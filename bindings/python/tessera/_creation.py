@@ -15,12 +15,14 @@ def _code(dtype, default=_UNDEFINED):
     return default if dtype is None else as_dtype(dtype)._code
 
 
-def _no_autograd(fn, requires_grad):
-    """Autograd is not there yet (issue 33): requires_grad=True must not be
-    dropped in silence, as a torch user would get no gradients and no error."""
+def _requiring(t, requires_grad):
+    """t with torch's requires_grad= keyword applied; an integer dtype raises
+    the creation functions' message, which is not requires_grad_'s."""
     if requires_grad:
-        raise NotImplementedError("%s(): requires_grad=True: Tessera has no autograd yet, so no tensor can "
-                                  "require gradients" % fn)
+        if not (t.is_floating_point() or t.is_complex()):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t.requires_grad_(True)
+    return t
 
 
 def _unsupported(fn, **given):
@@ -37,33 +39,28 @@ def _sized(fn, size, dtype, device, default=0):
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    _no_autograd("empty", requires_grad)
     _unsupported("empty", pin_memory=(pin_memory, False))
-    return _sized(C.empty, size, dtype, device)
+    return _requiring(_sized(C.empty, size, dtype, device), requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    _no_autograd("zeros", requires_grad)
     _unsupported("zeros", pin_memory=(pin_memory, False))
-    return _sized(C.zeros, size, dtype, device)
+    return _requiring(_sized(C.zeros, size, dtype, device), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    _no_autograd("ones", requires_grad)
     _unsupported("ones", pin_memory=(pin_memory, False))
-    return _sized(C.ones, size, dtype, device)
+    return _requiring(_sized(C.ones, size, dtype, device), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, generator=None, requires_grad=False):
-    _no_autograd("rand", requires_grad)
     _unsupported("rand", generator=(generator, None))
-    return _sized(C.rand, size, dtype, device, _UNDEFINED)
+    return _requiring(_sized(C.rand, size, dtype, device, _UNDEFINED), requires_grad)
 
 
 def randn(*size, dtype=None, device=None, generator=None, requires_grad=False):
-    _no_autograd("randn", requires_grad)
     _unsupported("randn", generator=(generator, None))
-    return _sized(C.randn, size, dtype, device, _UNDEFINED)
+    return _requiring(_sized(C.randn, size, dtype, device, _UNDEFINED), requires_grad)
 
 
 def _number(v, what, code=None):
@@ -76,28 +73,25 @@ def _number(v, what, code=None):
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
-    _no_autograd("full", requires_grad)
     s = shape_args((size,) if not isinstance(size, (tuple, list)) else (tuple(size),))
-    return _call(C.full, runtime(), len(s), i64_array(s), _number(fill_value, "fill_value", _code(dtype)), _code(dtype),
-                 as_device(device))
+    return _requiring(_call(C.full, runtime(), len(s), i64_array(s), _number(fill_value, "fill_value", _code(dtype)), _code(dtype),
+                 as_device(device)), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
-    _no_autograd("arange", requires_grad)
     if end is None:
         start, end = 0, start
-    return _call(C.arange, runtime(), _number(start, "start"), _number(end, "end"), _number(step, "step"),
-                 _code(dtype), as_device(device))
+    return _requiring(_call(C.arange, runtime(), _number(start, "start"), _number(end, "end"), _number(step, "step"),
+                 _code(dtype), as_device(device)), requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
-    _no_autograd("linspace", requires_grad)
     if isinstance(start, Tensor):
         start = start.item()
     if isinstance(end, Tensor):
         end = end.item()
-    return _call(C.linspace, runtime(), float(start), float(end), operator.index(steps), _code(dtype),
-                 as_device(device))
+    return _requiring(_call(C.linspace, runtime(), float(start), float(end), operator.index(steps), _code(dtype),
+                 as_device(device)), requires_grad)
 
 
 def _like(t, dtype, device):
@@ -105,39 +99,33 @@ def _like(t, dtype, device):
 
 
 def empty_like(t, dtype=None, device=None, requires_grad=False):
-    _no_autograd("empty_like", requires_grad)
     s, d, dev = _like(t, dtype, device)
-    return empty(s, dtype=d, device=dev)
+    return _requiring(empty(s, dtype=d, device=dev), requires_grad)
 
 
 def zeros_like(t, dtype=None, device=None, requires_grad=False):
-    _no_autograd("zeros_like", requires_grad)
     s, d, dev = _like(t, dtype, device)
-    return zeros(s, dtype=d, device=dev)
+    return _requiring(zeros(s, dtype=d, device=dev), requires_grad)
 
 
 def ones_like(t, dtype=None, device=None, requires_grad=False):
-    _no_autograd("ones_like", requires_grad)
     s, d, dev = _like(t, dtype, device)
-    return ones(s, dtype=d, device=dev)
+    return _requiring(ones(s, dtype=d, device=dev), requires_grad)
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
-    _no_autograd("full_like", requires_grad)
     s, d, dev = _like(t, dtype, device)
-    return full(s, fill_value, dtype=d, device=dev)
+    return _requiring(full(s, fill_value, dtype=d, device=dev), requires_grad)
 
 
 def rand_like(t, dtype=None, device=None, requires_grad=False):
-    _no_autograd("rand_like", requires_grad)
     s, d, dev = _like(t, dtype, device)
-    return rand(s, dtype=d, device=dev)
+    return _requiring(rand(s, dtype=d, device=dev), requires_grad)
 
 
 def randn_like(t, dtype=None, device=None, requires_grad=False):
-    _no_autograd("randn_like", requires_grad)
     s, d, dev = _like(t, dtype, device)
-    return randn(s, dtype=d, device=dev)
+    return _requiring(randn(s, dtype=d, device=dev), requires_grad)
 
 
 def manual_seed(seed):
@@ -261,12 +249,15 @@ def _host(buf, shape, host_dtype, device):
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of `data` (numbers, nested sequences,
     NumPy arrays, tensors). Decimals become float32, whole numbers int64."""
-    _no_autograd("tensor", requires_grad)
     _unsupported("tensor", pin_memory=(pin_memory, False))
+    return _requiring(_copied(data, dtype, device), requires_grad)
+
+
+def _copied(data, dtype, device):
     if dtype is not None:
         as_dtype(dtype)
     if isinstance(data, Tensor):
-        t = data.clone() if dtype is None or dtype is data.dtype else data.to(dtype)
+        t = data.detach().clone() if dtype is None or dtype is data.dtype else data.detach().to(dtype)
         return t if device is None else t.to(device)
     if type(data).__module__ == "numpy" and hasattr(data, "dtype"):
         from ._numpy import from_numpy_copy

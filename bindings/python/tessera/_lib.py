@@ -90,6 +90,16 @@ class SortOptions(Structure):  # tsr_sort_options (ABI 1.5)
     _fields_ = [("struct_size", c_size_t), ("dim", c_int64), ("descending", c_int32), ("stable", c_int32)]
 
 
+class AutogradOptions(Structure):  # tsr_autograd_options (ABI 1.8)
+    _fields_ = [("struct_size", c_size_t), ("retain_graph", c_int32), ("create_graph", c_int32),
+                ("allow_unused", c_int32), ("reserved", c_int32)]
+
+
+# tsr_grad_hook_fn: tsr_status (*)(void* user_data, tsr_tensor* grad, tsr_tensor** replacement)
+GRAD_HOOK_FN = ctypes.CFUNCTYPE(c_int32, c_void_p, c_void_p, POINTER(c_void_p))
+RELEASE_FN = ctypes.CFUNCTYPE(None, c_void_p)
+
+
 class ReduceOptions(Structure):  # tsr_reduce_options (ABI 1.5)
     _fields_ = [("struct_size", c_size_t), ("dims", POINTER(c_int32)), ("num_dims", c_int32),
                 ("keepdim", c_int32), ("correction", c_double)]
@@ -204,6 +214,26 @@ _SIGNATURES = {
     "tsr_as_strided": (ST, [T, I32, I64P, I64P, c_int64, OUT]),
     "tsr_contiguous": (ST, [T, OUT]),
     "tsr_clone": (ST, [T, OUT]),
+    # tessera/autograd.h (ABI 1.8)
+    "tsr_is_grad_enabled": (I32, []),
+    "tsr_set_grad_enabled": (I32, [I32]),
+    "tsr_tensor_requires_grad": (I32, [T]),
+    "tsr_tensor_set_requires_grad": (ST, [T, I32]),
+    "tsr_tensor_is_leaf": (I32, [T]),
+    "tsr_tensor_grad": (ST, [T, OUT]),
+    "tsr_tensor_set_grad": (ST, [T, T]),
+    "tsr_tensor_retain_grad": (ST, [T]),
+    "tsr_tensor_retains_grad": (I32, [T]),
+    "tsr_tensor_grad_fn_name": (c_char_p, [T]),
+    "tsr_tensor_version": (c_int64, [T]),
+    "tsr_detach": (ST, [T, OUT]),
+    "tsr_detach_": (ST, [T]),
+    "tsr_tensor_register_hook": (ST, [T, GRAD_HOOK_FN, c_void_p, RELEASE_FN, I64P]),
+    "tsr_tensor_remove_hook": (ST, [T, c_int64]),
+    "tsr_backward": (ST, [I32, POINTER(c_void_p), POINTER(c_void_p), I32, POINTER(c_void_p),
+                          POINTER(AutogradOptions)]),
+    "tsr_grad": (ST, [I32, POINTER(c_void_p), POINTER(c_void_p), I32, POINTER(c_void_p), POINTER(AutogradOptions),
+                      POINTER(c_void_p)]),
     "tsr_to": (ST, [T, I32, Device, OUT]),
     "tsr_to_dtype": (ST, [T, I32, OUT]),
     "tsr_to_device": (ST, [T, Device, OUT]),
@@ -291,6 +321,9 @@ _QUICK = {
     "tsr_real", "tsr_imag",
     "tsr_t", "tsr_permute", "tsr_slice", "tsr_select", "tsr_unsqueeze", "tsr_squeeze", "tsr_squeeze_all",
     "tsr_expand", "tsr_flatten", "tsr_as_strided", "tsr_device_is_host_accessible",
+    "tsr_is_grad_enabled", "tsr_set_grad_enabled", "tsr_tensor_requires_grad", "tsr_tensor_set_requires_grad",
+    "tsr_tensor_is_leaf", "tsr_tensor_grad", "tsr_tensor_set_grad", "tsr_tensor_retains_grad",
+    "tsr_tensor_grad_fn_name", "tsr_tensor_version", "tsr_detach", "tsr_detach_",
 }
 
 

@@ -85,7 +85,7 @@ def from_numpy_copy(a, dtype, device):
             d = numpy_dtype_to_tessera(a.dtype)
         if d is None:
             raise TypeError(_UNSUPPORTED % a.dtype.name)
-    a = np.ascontiguousarray(a)
+    a = np.require(a, requirements="C")  # ascontiguousarray would make a 0-d array 1-d
     t = _call(C.from_host, runtime(), a.__array_interface__["data"][0] if a.size else None, a.ndim,
               i64_array(a.shape), d._code, as_device(device))
     return t if dtype is None or dtype is d else t.to(dtype)

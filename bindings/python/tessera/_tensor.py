@@ -20,6 +20,12 @@ from . import _lib
 from ._lib import C, MATH_FN, OP, SLICE_NONE, Scalar, check, error, take_string
 from ._types import DTYPES, Size, as_device, as_dtype, bool_, device_of, dtype, float32, float64
 
+# torch 1.13's warning on reading .grad of a non-leaf that does not retain it.
+_NON_LEAF_GRAD = ("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+                  "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+                  "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf "
+                  "Tensor by mistake, make sure you access the leaf Tensor instead.")
+
 _new = object.__new__
 _binary = C.binary
 _binary_scalar = C.binary_scalar
@@ -432,12 +438,79 @@ class Tensor:
     def is_cpu(self):
         return C.tensor_device(self._h).type == 1
 
+    # ---- autograd (tessera/autograd.h; the engine's glue is _grad.py) ---------
+
     @property
     def requires_grad(self):
-        return False
+        return bool(C.tensor_requires_grad(self._h))
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if value and not (self.is_floating_point() or self.is_complex()):  # torch words the setter's own way
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        check(C.tensor_set_requires_grad(self._h, bool(value)))
+
+    def requires_grad_(self, requires_grad=True):
+        check(C.tensor_set_requires_grad(self._h, bool(requires_grad)))
+        return self
+
+    @property
+    def is_leaf(self):
+        return bool(C.tensor_is_leaf(self._h))
+
+    @property
+    def grad(self):
+        if not C.tensor_is_leaf(self._h) and not C.tensor_retains_grad(self._h):
+            import warnings
+            warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        out = c_void_p()
+        check(C.tensor_grad(self._h, out))
+        return wrap(out.value) if out.value else None
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError("assigned grad expected to be a Tensor or None but got grad of type"  # sic, torch's
+                            + type(value).__name__)
+        check(C.tensor_set_grad(self._h, None if value is None else value._h))
+
+    @grad.deleter
+    def grad(self):
+        check(C.tensor_set_grad(self._h, None))
+
+    @property
+    def grad_fn(self):
+        name = C.tensor_grad_fn_name(self._h)
+        if name is None:
+            return None
+        from ._grad import Node
+        return Node(name.decode())
+
+    def retain_grad(self):
+        check(C.tensor_retain_grad(self._h))
+
+    @property
+    def retains_grad(self):
+        return bool(C.tensor_retains_grad(self._h))
+
+    @property
+    def _version(self):
+        return C.tensor_version(self._h)
 
     def detach(self):
-        return self._alias()
+        return _call(C.detach, self._h)
+
+    def detach_(self):
+        check(C.detach_(self._h))
+        return self
+
+    def register_hook(self, hook):
+        from ._grad import register_hook
+        return register_hook(self, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from ._grad import run_backward
+        run_backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs)
 
     def element_size(self):
         return C.tensor_element_size(self._h)
@@ -577,6 +650,11 @@ class Tensor:
 
     def numpy(self, force=False):
         from ._numpy import to_numpy
+        if C.tensor_requires_grad(self._h):
+            if not force:
+                raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                                   "instead.")
+            return to_numpy(self.detach(), force)
         return to_numpy(self, force)
 
     def __array__(self, dtype=None):
@@ -584,6 +662,8 @@ class Tensor:
         return a if dtype is None else a.astype(dtype, copy=False)
 
     def __dlpack__(self, stream=None):
+        if C.tensor_requires_grad(self._h):
+            raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
         from ._dlpack import to_dlpack
         return to_dlpack(self, stream)
 

@@ -126,8 +126,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         if copy is False:
             raise ValueError("asarray(copy=False): converting the array needs a copy")
         return Array._new(t.to(dtype=dtype or t.dtype, device=want_dev))
-    if isinstance(obj, Tensor):
-        return asarray(Array._new(obj), dtype=dtype, device=device, copy=copy)
+    if isinstance(obj, Tensor):  # its data, without its history: arrays do not record
+        return asarray(Array._new(obj.detach()), dtype=dtype, device=device, copy=copy)
     if copy is False:
         raise ValueError("asarray(copy=False) is only possible for an existing array")
     if type(obj).__module__ == "numpy" and hasattr(obj, "dtype") and getattr(obj, "ndim", 0) > 0:

@@ -1,0 +1,214 @@
+# SPDX-License-Identifier: Apache-2.0
+"""tessera.autograd: torch.autograd's functions over the runtime's engine
+(tessera/autograd.h): backward, grad, the grad modes, gradcheck and
+gradgradcheck with torch 1.13's defaults."""
+import functools
+
+from ._grad import run_backward, run_grad
+from ._lib import C
+from ._tensor import Tensor
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck",
+           "gradgradcheck", "GradcheckError"]
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """torch.autograd.backward: adds the gradients of `tensors` into the
+    .grad of the leaves they reach (or of `inputs`)."""
+    run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=False):
+    """torch.autograd.grad: the gradients of `outputs` with respect to each
+    of `inputs`, as a tuple; nothing accumulates into .grad."""
+    return run_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
+
+
+def is_grad_enabled():
+    return bool(C.is_grad_enabled())
+
+
+class _GradMode:
+    """A context manager, and a decorator, that sets the calling thread's
+    grad mode and restores it on exit."""
+    _enabled = True
+
+    def __enter__(self):
+        self._previous = C.set_grad_enabled(int(self._enabled))
+        return None
+
+    def __exit__(self, *exc):
+        C.set_grad_enabled(self._previous)
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def in_mode(*args, **kwargs):
+            with self.__class__():
+                return func(*args, **kwargs)
+        return in_mode
+
+
+class no_grad(_GradMode):
+    """torch.no_grad: nothing computed inside is recorded."""
+    _enabled = False
+
+
+class enable_grad(_GradMode):
+    """torch.enable_grad: recording on again, inside a no_grad."""
+    _enabled = True
+
+
+class set_grad_enabled(_GradMode):
+    """torch.set_grad_enabled(mode): sets the mode at once; as a context
+    manager it also restores the previous one on exit."""
+
+    def __init__(self, mode):
+        self._enabled = bool(mode)
+        self._previous = C.set_grad_enabled(int(self._enabled))
+
+    def __enter__(self):
+        return None
+
+    def __call__(self, func):
+        C.set_grad_enabled(self._previous)
+        mode = self._enabled
+
+        @functools.wraps(func)
+        def in_mode(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return func(*args, **kwargs)
+        return in_mode
+
+
+# ---- gradcheck ------------------------------------------------------------------
+
+
+class GradcheckError(RuntimeError):
+    """torch.autograd.gradcheck.GradcheckError."""
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _differentiable(inputs):
+    return [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+
+
+def _flat_values(t):
+    return [float(v) for v in t.detach().reshape(-1).tolist()]
+
+
+def _outputs_at(func, inputs):
+    # Recorded as the function records (gradgradcheck's function calls grad).
+    return [o.detach().clone() for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]  # views alias the input
+
+
+def _numerical(func, inputs, i, eps):
+    """Column j of input i's numerical Jacobian: central differences of
+    every output, each element of input i moved by +-eps."""
+    x = inputs[i]
+    base = x.detach().clone().requires_grad_(True)  # a leaf, written under no_grad
+    flat = base.detach().reshape(-1)
+    columns = []
+    for k in range(flat.numel()):
+        v = flat[k].item()
+        rows = []
+        for delta in (eps, -eps):
+            with no_grad():
+                flat[k] = v + delta
+            moved = list(inputs)
+            moved[i] = base
+            rows.append(_outputs_at(func, moved))
+        with no_grad():
+            flat[k] = v
+        columns.append([[(a - b) / (2 * eps) for a, b in zip(_flat_values(p), _flat_values(m))]
+                        for p, m in zip(*rows)])
+    return columns  # columns[k][output] -> list over that output's elements
+
+
+def _analytical(outputs, inputs, diff, retain=True):
+    """Rows of the analytical Jacobians: for each output element, the
+    gradients of every differentiable input (one grad call per element)."""
+    from ._creation import zeros_like
+    rows = []  # rows[output][element][input position in diff] -> flat list
+    for o in outputs:
+        per_output = []
+        for j in range(o.numel()):
+            unit = zeros_like(o)
+            unit.reshape(-1)[j] = 1
+            gs = grad((o,), [inputs[i] for i in diff], (unit,), retain_graph=retain, allow_unused=True)
+            per_output.append([[0.0] * inputs[i].numel() if g is None else _flat_values(g)
+                               for i, g in zip(diff, gs)])
+        rows.append(per_output)
+    return rows
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, check_undefined_grad=True,
+              nondet_tol=0.0, check_batched_grad=False, check_batched_forward_grad=False, check_forward_ad=False,
+              check_backward_ad=True, fast_mode=False):
+    """torch.autograd.gradcheck: the gradients of `func` at `inputs` (those
+    that require grad, float64 for the check to mean anything) against
+    central finite differences. True, or GradcheckError (False without
+    raise_exception) naming the output and input that differ."""
+    for name, value in (("check_batched_grad", check_batched_grad),
+                        ("check_batched_forward_grad", check_batched_forward_grad),
+                        ("check_forward_ad", check_forward_ad), ("fast_mode", fast_mode)):
+        if value:
+            raise NotImplementedError("gradcheck(): %s=True is not supported" % name)
+    inputs = _as_tuple(inputs)
+    diff = _differentiable(inputs)
+    if not diff:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
+                         "have requires_grad=True.")
+    outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor)]
+    if not check_backward_ad:
+        return True
+    analytical = _analytical([o for o in outputs if o.requires_grad], inputs, diff)
+    numerical = {i: _numerical(func, inputs, i, eps) for i in diff}
+    out_index = [k for k, o in enumerate(outputs) if o.requires_grad]
+    for n, i in enumerate(diff):
+        for oi, o in enumerate(outputs):
+            num = [[numerical[i][k][oi][j] for k in range(inputs[i].numel())] for j in range(o.numel())]
+            if o.requires_grad:
+                r = out_index.index(oi)
+                ana = [analytical[r][j][n] for j in range(o.numel())]
+            else:
+                ana = [[0.0] * inputs[i].numel() for _ in range(o.numel())]
+            for j in range(o.numel()):
+                for k in range(inputs[i].numel()):
+                    a, b = ana[j][k], num[j][k]
+                    if not abs(a - b) <= atol + rtol * abs(b):
+                        message = ("Jacobian mismatch for output %d with respect to input %d,\nnumerical:%r\n"
+                                   "analytical:%r\n" % (oi, i, num, ana))
+                        if raise_exception:
+                            raise GradcheckError(message)
+                        return False
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
+                  raise_exception=True, nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+                  check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False):
+    """torch.autograd.gradgradcheck: gradcheck of the function that maps
+    (inputs, grad_outputs) to the gradients of func, recorded with
+    create_graph; grad_outputs default to random float64 ones that require
+    grad, as torch's do."""
+    from ._creation import randn
+    inputs = _as_tuple(inputs)
+    outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and o.requires_grad]
+    if grad_outputs is None:
+        grad_outputs = tuple(randn(tuple(o.shape), dtype=o.dtype, device=o.device, requires_grad=True)
+                             for o in outputs)
+    grad_outputs = _as_tuple(grad_outputs)
+    n = len(inputs)
+    diff = _differentiable(inputs)
+
+    def first_derivatives(*args):
+        outs = [o for o in _as_tuple(func(*args[:n])) if isinstance(o, Tensor) and o.requires_grad]
+        gs = grad(outs, [args[i] for i in diff], args[n:], create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, fast_mode=fast_mode)
