@@ -73,7 +73,7 @@ test-asan: deps
 
 # The threaded tests (ctest label "threaded") under ThreadSanitizer; only
 # the runtime, cpu_tbb.so and those programs are built.
-TSAN_TARGETS := tessera cpu_tbb test_stress cuda_emu test_cuda_emu_ops test_cuda_emu_kernels
+TSAN_TARGETS := tessera cpu_tbb test_stress test_autograd_training cuda_emu test_cuda_emu_ops test_cuda_emu_kernels
 build-tsan: deps
 	cmake -S . -B $(TSAN_BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTESSERA_SANITIZE=thread $(SANITIZER_FLAGS) $(CMAKE_FLAGS)
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TARGETS)

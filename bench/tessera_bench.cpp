@@ -205,19 +205,70 @@ void tiny_add(benchmark::State& state) {
 // The lesson's 2-16-16-1 forward on 200 two-moons points, float32, through
 // the C++ wrapper (tools/lesson_mlp.hpp): matmul with W.T, bias, ReLU /
 // sigmoid per layer.
-void mlp_forward(benchmark::State& state) {
+using Layers = std::vector<std::pair<tessera::Tensor, tessera::Tensor>>;
+
+// n two-moons points (float32) and the lesson's layers: W (out, in) normal
+// with standard deviation 1/sqrt(in), zero biases; seeded.
+tessera::Tensor lesson_points(int n) {
   const tessera::Runtime& rt = *g_runtime;
   rt.manual_seed(0);
   std::vector<double> points;
-  tessera::lesson::make_moons(rt, 200, 0.2, points);
-  tessera::Tensor X = tessera::Tensor::from_host(rt, points, {200, 2}, TSR_FLOAT64, kCpu).to(TSR_FLOAT32);
-  std::vector<std::pair<tessera::Tensor, tessera::Tensor>> layers;
+  tessera::lesson::make_moons(rt, n, 0.2, points);
+  return tessera::Tensor::from_host(rt, points, {n, 2}, TSR_FLOAT64, kCpu).to(TSR_FLOAT32);
+}
+Layers lesson_layers() {
+  const tessera::Runtime& rt = *g_runtime;
+  Layers layers;
   const int sizes[] = {2, 16, 16, 1};
   for (int l = 0; l < 3; ++l) {
     tessera::Tensor W = tessera::Tensor::randn(rt, {sizes[l + 1], sizes[l]}, TSR_FLOAT32, kCpu) * (1.0 / std::sqrt(sizes[l]));
     layers.emplace_back(W, tessera::Tensor::zeros(rt, {sizes[l + 1]}, TSR_FLOAT32, kCpu));
   }
+  return layers;
+}
+
+void mlp_forward(benchmark::State& state) {
+  tessera::Tensor X = lesson_points(200);
+  Layers layers = lesson_layers();
   for (auto _ : state) benchmark::DoNotOptimize(tessera::lesson::forward(X, layers).get());
+}
+
+// The record autograd adds to an op: tiny_add with one operand that
+// requires grad, so that each call also makes an AddBackward0 node (and
+// frees it with the result). bench/run.py reports the time above tiny_add's.
+void autograd_record(benchmark::State& state) {
+  const auto& in = inputs_for("tiny_grad", [] {
+    std::vector v{uniform({1}, TSR_FLOAT32), uniform({1}, TSR_FLOAT32)};
+    OK(tsr_tensor_set_requires_grad(v[0], 1));
+    return v;
+  });
+  for (auto _ : state) {
+    tsr_tensor* c = nullptr;
+    OK(tsr_binary(TSR_OP_ADD, in[0], in[1], &c));
+    tsr_tensor_release(c);
+  }
+}
+
+// The lesson's MLP trained one step's worth: forward on a batch of 256
+// two-moons points (float32), the binary cross-entropy, backward into the
+// six parameters' .grad, and the gradients dropped again (zero_grad).
+void mlp_forward_backward(benchmark::State& state) {
+  constexpr int n = 256;
+  tessera::Tensor X = lesson_points(n);
+  std::vector<double> labels(n);
+  for (int i = 0; i < n; ++i) labels[static_cast<size_t>(i)] = i < n / 2 ? 0.0 : 1.0;
+  tessera::Tensor y = tessera::Tensor::from_host(*g_runtime, labels, {n, 1}, TSR_FLOAT64, kCpu).to(TSR_FLOAT32);
+  Layers layers = lesson_layers();
+  std::vector<tsr_tensor*> params;
+  for (auto& [W, b] : layers) params.insert(params.end(), {W.get(), b.get()});
+  for (tsr_tensor* p : params) OK(tsr_tensor_set_requires_grad(p, 1));
+  for (auto _ : state) {
+    tessera::Tensor p = tessera::lesson::forward(X, layers);
+    tessera::Tensor loss = -(y * p.log() + (1.0 - y) * (1.0 - p).log()).mean();
+    tsr_tensor* root = loss.get();
+    OK(tsr_backward(1, &root, nullptr, 0, nullptr, nullptr));
+    for (tsr_tensor* q : params) OK(tsr_tensor_set_grad(q, nullptr));
+  }
 }
 
 // ---- the bandwidth reference ------------------------------------------------------------
@@ -545,6 +596,8 @@ void register_all() {
   add("matmul_1024_c64", [](benchmark::State& s) { matmul(s, 1024, TSR_COMPLEX64); });
   add("tiny_add", tiny_add);
   add("mlp_forward", mlp_forward);
+  add("autograd_record", autograd_record);
+  add("mlp_forward_backward", mlp_forward_backward);
   add("triad_2^24", triad);
   add("read_2^24", read);
   add("sort_2^24", sort_values);

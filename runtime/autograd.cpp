@@ -82,32 +82,22 @@ void accumulate_into(GradCell& cell, const TensorRef& g) {
   }
 }
 
-// A leaf's sink: adds the gradient into the leaf's .grad.
+// A leaf's sink: adds the gradient into the leaf's .grad cell. It holds
+// the cell, not the leaf, so the leaf can hold it for its whole life (one
+// per leaf, made once: recording an op on a leaf makes no node for it) and
+// the leaf's hooks live on it as a result's live on its grad_fn.
 struct AccumulateGrad final : Node {
-  TensorRef leaf;
-  explicit AccumulateGrad(TensorRef t) : leaf(std::move(t)) {}
+  std::shared_ptr<GradCell> cell;
+  explicit AccumulateGrad(std::shared_ptr<GradCell> c) : cell(std::move(c)) {}
   const char* name() const override { return "AccumulateGrad"; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
-    AutogradMeta& m = *leaf->autograd;
-    std::shared_ptr<GradCell> cell;
-    {
-      std::lock_guard<std::mutex> lock(m.mutex);
-      cell = cell_of(m);
-    }
     accumulate_into(*cell, g);
     return {};
   }
 };
 
-// The hooks that see the gradient flowing into node n: a leaf's for its
-// accumulator, else those of the tensor n made.
-HookList* hooks_of(Node& n) {
-  if (auto* acc = dynamic_cast<AccumulateGrad*>(&n)) return acc->leaf->autograd->hooks.get();
-  return n.hooks.get();
-}
-
 TensorRef run_hooks(Node& n, TensorRef g) {
-  HookList* list = hooks_of(n);
+  HookList* list = n.hooks.get();
   if (list == nullptr) return g;
   std::vector<Hook> hooks;
   {
@@ -153,14 +143,12 @@ Edge edge_of(tsr_tensor& t) {
   if (std::shared_ptr<Node> fn = grad_fn(t)) return Edge{std::move(fn), 0};
   AutogradMeta& m = *t.autograd;
   std::lock_guard<std::mutex> lock(m.mutex);
-  std::shared_ptr<Node> acc = m.accumulator.lock();
-  if (!acc) {
-    acc = std::make_shared<AccumulateGrad>(TensorRef::share(&t));
-    acc->inputs.push_back(input_meta(t));
-    acc->sequence = g_next_sequence.fetch_add(1);
-    m.accumulator = acc;
+  if (!m.accumulator) {
+    m.accumulator = std::make_shared<AccumulateGrad>(cell_of(m));
+    m.accumulator->inputs.push_back(input_meta(t));
+    m.accumulator->sequence = g_next_sequence.fetch_add(1);
   }
-  return Edge{acc, 0};
+  return Edge{m.accumulator, 0};
 }
 
 // What a node is for the run: where captured gradients go (grad), or a
@@ -429,24 +417,21 @@ std::shared_ptr<Node> grad_fn(tsr_tensor& t) {
 int64_t register_hook(tsr_tensor& t, HookFn fn) {
   if (!requires_grad(t))
     fail(TSR_ERR_INVALID_ARGUMENT, "cannot register a hook on a tensor that doesn't require gradient");
-  std::unique_ptr<HookList>* slot;
-  AutogradMeta& m = *t.autograd;
-  std::lock_guard<std::mutex> lock(m.mutex);
-  refresh_view(t, m);
-  slot = m.grad_fn ? &m.grad_fn->hooks : &m.hooks;
-  if (!*slot) *slot = std::make_unique<HookList>();
+  // A result's hooks live on its grad_fn, a leaf's on its accumulator.
+  const std::shared_ptr<Node> node = edge_of(t).node;
+  std::lock_guard<std::mutex> lock(t.autograd->mutex);
+  if (!node->hooks) node->hooks = std::make_unique<HookList>();
   const int64_t id = g_next_hook.fetch_add(1);
-  std::lock_guard<std::mutex> hooks_lock((*slot)->mutex);
-  (*slot)->hooks.push_back(Hook{id, std::move(fn)});
+  std::lock_guard<std::mutex> hooks_lock(node->hooks->mutex);
+  node->hooks->hooks.push_back(Hook{id, std::move(fn)});
   return id;
 }
 
 void remove_hook(tsr_tensor& t, int64_t id) {
-  if (t.autograd != nullptr) {
-    AutogradMeta& m = *t.autograd;
-    std::lock_guard<std::mutex> lock(m.mutex);
-    for (HookList* list : {m.hooks.get(), m.grad_fn ? m.grad_fn->hooks.get() : nullptr}) {
-      if (list == nullptr) continue;
+  if (requires_grad(t)) {
+    const std::shared_ptr<Node> node = edge_of(t).node;
+    std::lock_guard<std::mutex> lock(t.autograd->mutex);
+    if (HookList* list = node->hooks.get()) {
       std::lock_guard<std::mutex> hooks_lock(list->mutex);
       auto it = std::find_if(list->hooks.begin(), list->hooks.end(), [&](const Hook& h) { return h.id == id; });
       if (it != list->hooks.end()) {
@@ -476,8 +461,6 @@ void detach_inplace(tsr_tensor& t) {
 TensorRef detached(const tsr_tensor& t) { return make_view(t, t.layout); }
 
 void link(Node& node, std::initializer_list<const tsr_tensor*> inputs) {
-  node.inputs.reserve(inputs.size());
-  node.next.reserve(inputs.size());
   for (const tsr_tensor* t : inputs) {
     node.inputs.push_back(t != nullptr ? input_meta(*t) : InputMeta{});
     node.next.push_back(t != nullptr && requires_grad(*t) ? edge_of(const_cast<tsr_tensor&>(*t)) : Edge{});

@@ -23,6 +23,9 @@
 //   (register_hook, retain_grad). While it runs, grad mode is create_graph
 //   on its thread: off, the formulas record nothing; on, they record their
 //   own graph, so a gradient can be differentiated again.
+//   A leaf holds its one AccumulateGrad, which holds the leaf's .grad cell
+//   and its hooks (not the leaf: no cycle), so recording an op on a leaf
+//   allocates the op's node alone (the node keeps up to two edges inline).
 //   Grad mode is per thread (no_grad); the record is only made when it is
 //   on and an input requires grad, so the op's cost without autograd is a
 //   null test per input.
@@ -59,6 +62,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <initializer_list>
 #include <memory>
 #include <mutex>
@@ -82,6 +86,35 @@ struct InputMeta {
   std::array<int64_t, TSR_MAX_DIMS> shape{};
   int32_t dtype = TSR_FLOAT32;
   tsr_device device{};
+};
+
+// N values inline, more on the heap: a node's edges and input metas (most
+// ops have one or two inputs), so that recording one allocates the node
+// alone (bench autograd_record).
+template <class T, size_t N>
+class InlineVec {
+ public:
+  size_t size() const noexcept { return size_; }
+  T& operator[](size_t i) noexcept { return size_ <= N ? inline_[i] : heap_[i]; }
+  const T& operator[](size_t i) const noexcept { return size_ <= N ? inline_[i] : heap_[i]; }
+  T* begin() noexcept { return &(*this)[0]; }
+  T* end() noexcept { return begin() + size_; }
+  const T* begin() const noexcept { return &(*this)[0]; }
+  const T* end() const noexcept { return begin() + size_; }
+  void push_back(T v) {
+    if (size_ < N) {
+      inline_[size_++] = std::move(v);
+      return;
+    }
+    if (size_ == N) heap_.assign(std::make_move_iterator(inline_.begin()), std::make_move_iterator(inline_.end()));
+    heap_.push_back(std::move(v));
+    ++size_;
+  }
+
+ private:
+  std::array<T, N> inline_{};
+  std::vector<T> heap_;
+  size_t size_ = 0;
 };
 
 // A tensor hook: the gradient about to be used, and what to use instead
@@ -128,10 +161,10 @@ struct Node : std::enable_shared_from_this<Node> {
   virtual void unpack_saved() {}
   virtual void drop_unpacked() noexcept {}
   virtual void release_saved() noexcept {}
-  std::vector<Edge> next;          // one per input
-  std::vector<InputMeta> inputs;   // one per input
+  InlineVec<Edge, 2> next;         // one per input
+  InlineVec<InputMeta, 2> inputs;  // one per input
   uint64_t sequence = 0;           // creation order: later nodes run first
-  std::unique_ptr<HookList> hooks; // the hooks of the tensor this node made
+  std::unique_ptr<HookList> hooks; // the hooks of the tensor this node made (a leaf's: on its AccumulateGrad)
 };
 
 // .grad of a leaf or of a retained non-leaf, shared with retain_grad's hook.
@@ -145,10 +178,9 @@ struct AutogradMeta {
   bool retains_grad = false;
   std::shared_ptr<Node> grad_fn;    // the node that made this tensor; null for a leaf
   std::shared_ptr<GradCell> cell;   // .grad, made on first use
-  std::weak_ptr<Node> accumulator;  // a leaf's AccumulateGrad, while some graph holds it
-  std::unique_ptr<HookList> hooks;  // a leaf's hooks (a result's are on its grad_fn)
+  std::shared_ptr<Node> accumulator;  // a leaf's AccumulateGrad (holding its hooks), made on first use
   uint32_t view_version = 0;        // a view's: the storage's version when grad_fn was made (tsr_tensor::base)
-  std::mutex mutex;                 // guards cell, accumulator, hooks, grad_fn of a view
+  std::mutex mutex;                 // guards cell, accumulator, hook registration, grad_fn of a view
 };
 
 // Grad mode of the calling thread (on by default).

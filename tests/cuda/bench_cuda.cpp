@@ -14,6 +14,8 @@
 //   h2d, d2h     a 1 GiB float32 tensor cpu -> cuda:0 and back (.to(device);
 //                the CPU side is ordinary pageable memory)  GB/s
 //   small_op_us  host time of one 1-element add on cuda:0 (tsr_binary + release), µs
+//   mlp_fwd_bwd  the lesson's MLP forward and backward on a batch of 256
+//                (float32, binary cross-entropy; issue 33), steps/s
 //   sort, argsort, cumsum, take, unique, nonzero, concat, var_axis, std,
 //   softmax      issue 18's workloads (bench/run.py's sizes), Gelem/s of
 //                the input: sort 2^24 f32, argsort 2^22, cumsum 2^24, take
@@ -29,12 +31,13 @@
 //                SVD (U, S, Vh) of a 2048^2 normal matrix, the inverses of
 //                10000 matrices of 32 x 32 (normal + 32 I)
 //
-// Usage: bench_cuda [--quick] [--index-only | --linalg-only] [--config PATH]   (--quick: 16x
+// Usage: bench_cuda [--quick] [--index-only | --linalg-only | --autograd-only] [--config PATH]   (--quick: 16x
 // smaller problems, a smoke test; --config: another runtime config, e.g. the
 // emulated device's)
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -168,6 +171,40 @@ void linalg_workloads(const Runtime& rt, tsr_device gpu, bool quick) {
   }
 }
 
+// Issue 33: the lesson's 2-16-16-1 MLP forward and backward on a batch of
+// 256 (float32, binary cross-entropy, .grad dropped after each), as
+// bench/run.py's mlp_forward_backward, on cuda:0.
+void autograd_workloads(const Runtime& rt, tsr_device gpu) {
+  const int64_t n = 256;
+  Tensor x = Tensor::randn(rt, {n, 2}, TSR_FLOAT32, gpu);
+  std::vector<float> labels(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) labels[static_cast<size_t>(i)] = i < n / 2 ? 0.0f : 1.0f;
+  Tensor y = Tensor::from_host(rt, labels, {n, 1}, TSR_FLOAT32, gpu);
+  std::vector<std::pair<Tensor, Tensor>> layers;
+  const int64_t sizes[] = {2, 16, 16, 1};
+  for (int l = 0; l < 3; ++l) {
+    layers.emplace_back(Tensor::randn(rt, {sizes[l + 1], sizes[l]}, TSR_FLOAT32, gpu) * (1.0 / std::sqrt(double(sizes[l]))),
+                        Tensor::zeros(rt, {sizes[l + 1]}, TSR_FLOAT32, gpu));
+    tessera::check(tsr_tensor_set_requires_grad(layers.back().first.get(), 1));
+    tessera::check(tsr_tensor_set_requires_grad(layers.back().second.get(), 1));
+  }
+  const double t = time_op(rt, gpu, 50, [&] {
+    Tensor a = x;
+    for (size_t l = 0; l < layers.size(); ++l) {
+      Tensor z = a.matmul(layers[l].first.T()) + layers[l].second;
+      a = l + 1 < layers.size() ? z.relu() : z.sigmoid();
+    }
+    Tensor loss = -(y * a.log() + (1.0 - y) * (1.0 - a).log()).mean();
+    tsr_tensor* root = loss.get();
+    tessera::check(tsr_backward(1, &root, nullptr, 0, nullptr, nullptr));
+    for (auto& [w, b] : layers) {
+      tessera::check(tsr_tensor_set_grad(w.get(), nullptr));
+      tessera::check(tsr_tensor_set_grad(b.get(), nullptr));
+    }
+  });
+  result("mlp_fwd_bwd", 1 / t, "1/s");
+}
+
 // A runtime with the CPU and CUDA plugins (found by name in the plugin
 // directory), through a config file written for it: TF32 is off unless
 // asked for through tsr_set_float32_matmul_precision.
@@ -187,25 +224,28 @@ Runtime cuda_runtime() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, index_only = false, linalg_only = false;
+  bool quick = false, index_only = false, linalg_only = false, autograd_only = false;
   std::string config;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") quick = true;
     else if (a == "--index-only") index_only = true;  // issue 18's workloads alone
     else if (a == "--linalg-only") linalg_only = true;  // issue 20's alone
+    else if (a == "--autograd-only") autograd_only = true;  // issue 33's alone
     else if (a == "--config" && i + 1 < argc) config = argv[++i];  // e.g. cuda_emu's, as a smoke test
     else {
-      std::printf("bench_cuda: unknown argument '%s' (--quick, --index-only, --linalg-only, --config PATH)\n", a.c_str());
+      std::printf("bench_cuda: unknown argument '%s' (--quick, --index-only, --linalg-only, --autograd-only, --config PATH)\n",
+                  a.c_str());
       return 2;
     }
   }
   try {
     Runtime rt = config.empty() ? cuda_runtime() : Runtime(config);
     const tsr_device gpu = rt.device("cuda:0");
-    if (index_only || linalg_only) {
+    if (index_only || linalg_only || autograd_only) {
       if (index_only) index_workloads(rt, gpu, quick);
-      else linalg_workloads(rt, gpu, quick);
+      else if (linalg_only) linalg_workloads(rt, gpu, quick);
+      else autograd_workloads(rt, gpu);
       return 0;
     }
     rt.manual_seed(1);
@@ -275,6 +315,7 @@ int main(int argc, char** argv) {
       std::sort(per_op.begin(), per_op.end());
       result("small_op_us", per_op[per_op.size() / 2] * 1e6, "us");
     }
+    autograd_workloads(rt, gpu);
   } catch (const std::exception& e) {
     std::printf("bench_cuda failed: %s\n", e.what());
     return 1;
