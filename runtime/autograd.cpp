@@ -461,6 +461,10 @@ void detach_inplace(tsr_tensor& t) {
 TensorRef detached(const tsr_tensor& t) { return make_view(t, t.layout); }
 
 void link(Node& node, std::initializer_list<const tsr_tensor*> inputs) {
+  link(node, std::span<const tsr_tensor* const>(inputs.begin(), inputs.size()));
+}
+
+void link(Node& node, std::span<const tsr_tensor* const> inputs) {
   for (const tsr_tensor* t : inputs) {
     node.inputs.push_back(t != nullptr ? input_meta(*t) : InputMeta{});
     node.next.push_back(t != nullptr && requires_grad(*t) ? edge_of(const_cast<tsr_tensor&>(*t)) : Edge{});

@@ -66,6 +66,7 @@
 #include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "tensor.hpp"
@@ -243,10 +244,17 @@ inline bool should_record(std::initializer_list<const tsr_tensor*> inputs) noexc
     if (t != nullptr && requires_grad(*t)) return grad_enabled();
   return false;
 }
+// Whether any of these requires grad under grad mode (should_record over a list).
+inline bool any_requires_grad(std::span<const tsr_tensor* const> inputs) noexcept {
+  for (const tsr_tensor* t : inputs)
+    if (t != nullptr && t->autograd != nullptr && requires_grad(*t)) return grad_enabled();
+  return false;
+}
 // Links `node` to the inputs (their edges and metas) and gives it its
 // sequence number; record() also makes it the grad_fn of `output`. A null
 // input (a scalar operand) gets no edge.
 void link(Node& node, std::initializer_list<const tsr_tensor*> inputs);
+void link(Node& node, std::span<const tsr_tensor* const> inputs);
 void record(std::shared_ptr<Node> node, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& output);
 // A view of t over the same storage without any record.
 TensorRef detached(const tsr_tensor& t);

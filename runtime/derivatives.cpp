@@ -10,7 +10,9 @@
 //   NotImplementedBackward, whose backward fails naming the op, so no
 //   gradient is ever dropped in silence. Results that are not floating or
 //   complex (comparisons, argmax, integer ops) record nothing: they have no
-//   gradient.
+//   gradient. Each op's row (formula, none, refused, pending) is
+//   op_gradient() in derivatives.hpp (Note [Every op has a gradient or a
+//   reason]): give a new op its row there.
 //   A formula saves with saving() (Note [Saved tensors and versions]) and
 //   reads a, b, out while it runs. It is written with recorded functions
 //   only (view_of for views, never make_view on a gradient), so that under
@@ -24,6 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "error.hpp"
@@ -44,6 +47,14 @@ TensorRef div(const TensorRef& a, const TensorRef& b) { return binary(TSR_OP_DIV
 TensorRef neg(const TensorRef& a) { return unary(TSR_OP_NEG, *a); }
 TensorRef mul_scalar(const TensorRef& a, tsr_scalar s) { return binary_scalar(TSR_OP_MUL, *a, s, false); }
 TensorRef div_scalar(const TensorRef& a, tsr_scalar s) { return binary_scalar(TSR_OP_DIV, *a, s, false); }
+TensorRef add(const TensorRef& a, const TensorRef& b) { return binary(TSR_OP_ADD, *a, *b); }
+TensorRef sub(const TensorRef& a, const TensorRef& b) { return binary(TSR_OP_SUB, *a, *b); }
+TensorRef scalar_like(const TensorRef& t, double v) { return full(*t->rt, 0, nullptr, make_scalar(v), t->dtype, t->device); }
+TensorRef zeros_like(const TensorRef& t) {
+  return full(*t->rt, t->layout.ndim, t->layout.shape.data(), make_scalar(0.0), t->dtype, t->device);
+}
+// 1 / sqrt(t)
+TensorRef rsqrt(const TensorRef& t) { return binary_scalar(TSR_OP_DIV, *unary(TSR_OP_SQRT, *t), make_scalar(1.0), true); }
 // A comparison's mask as 0 and 1 in `dtype`.
 TensorRef mask(int32_t cmp, const TensorRef& a, const TensorRef& b, int32_t dtype) {
   return to(binary(cmp, *a, *b), dtype, a->device);
@@ -90,7 +101,7 @@ struct NotImplementedBackward final : Node {
   explicit NotImplementedBackward(std::string w) : what(std::move(w)) {}
   const char* name() const override { return "NotImplemented"; }
   std::vector<TensorRef> apply(const TensorRef&) override {
-    fail(TSR_ERR_UNSUPPORTED, "the derivative for '" + what + "' is not implemented");
+    fail(TSR_ERR_UNSUPPORTED, "derivative for aten::" + what + " is not implemented");
   }
 };
 
@@ -219,6 +230,68 @@ struct UnaryBackward final : Saved {
   }
 };
 
+// The MATH functions (tsr_math): a's derivative times g; the rounding
+// functions and sign give zeros, as PyTorch's.
+struct MathBackward final : Saved {
+  int32_t fn;
+  const char* name() const override {
+    static constexpr const char* kNames[] = {
+        "SinBackward0",   "CosBackward0",   "TanBackward0",   "AsinBackward0",  "AcosBackward0",  "AtanBackward0",
+        "SinhBackward0",  "CoshBackward0",  "AsinhBackward0", "AcoshBackward0", "AtanhBackward0", "Expm1Backward0",
+        "Log1pBackward0", "Log2Backward0",  "Log10Backward0", "FloorBackward0", "CeilBackward0",  "TruncBackward0",
+        "RoundBackward0", "SignBackward0"};
+    static_assert(sizeof(kNames) / sizeof(kNames[0]) == TSR_MATH_CONJ, "one name per real MATH function");
+    return fn >= 0 && fn < TSR_MATH_CONJ ? kNames[fn] : "ConjBackward0";
+  }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    auto one_minus_sq = [&] { return binary_scalar(TSR_OP_SUB, *mul(a, a), make_scalar(1.0), true); };
+    switch (fn) {
+      case TSR_MATH_SIN: return {mul(g, math(TSR_MATH_COS, *a))};
+      case TSR_MATH_COS: return {neg(mul(g, math(TSR_MATH_SIN, *a)))};
+      case TSR_MATH_TAN: return {mul(g, binary_scalar(TSR_OP_ADD, *mul(out, out), make_scalar(1.0), false))};
+      case TSR_MATH_ASIN: return {mul(g, rsqrt(one_minus_sq()))};
+      case TSR_MATH_ACOS: return {neg(mul(g, rsqrt(one_minus_sq())))};
+      case TSR_MATH_ATAN: return {div(g, binary_scalar(TSR_OP_ADD, *mul(a, a), make_scalar(1.0), false))};
+      case TSR_MATH_SINH: return {mul(g, math(TSR_MATH_COSH, *a))};
+      case TSR_MATH_COSH: return {mul(g, math(TSR_MATH_SINH, *a))};
+      case TSR_MATH_ASINH: return {mul(g, rsqrt(binary_scalar(TSR_OP_ADD, *mul(a, a), make_scalar(1.0), false)))};
+      case TSR_MATH_ACOSH: return {mul(g, rsqrt(binary_scalar(TSR_OP_SUB, *mul(a, a), make_scalar(1.0), false)))};
+      case TSR_MATH_ATANH: return {div(g, one_minus_sq())};
+      case TSR_MATH_EXPM1: return {mul(g, binary_scalar(TSR_OP_ADD, *out, make_scalar(1.0), false))};
+      case TSR_MATH_LOG1P: return {div(g, binary_scalar(TSR_OP_ADD, *a, make_scalar(1.0), false))};
+      case TSR_MATH_LOG2: return {div(g, mul_scalar(a, make_scalar(std::log(2.0))))};
+      case TSR_MATH_LOG10: return {div(g, mul_scalar(a, make_scalar(std::log(10.0))))};
+      default: return {zeros_like(g)};  // floor, ceil, trunc, round, sign
+    }
+  }
+  // What the formula reads: a (most), out (tan, expm1), nothing (the zeros).
+  static bool reads_input(int32_t fn) { return fn != TSR_MATH_TAN && fn != TSR_MATH_EXPM1 && fn < TSR_MATH_FLOOR; }
+  static bool reads_output(int32_t fn) { return fn == TSR_MATH_TAN || fn == TSR_MATH_EXPM1; }
+};
+
+// atan2(a, b), logaddexp(a, b), remainder(a, b) (a - floor(a / b) * b).
+struct BinaryMoreBackward final : Saved {
+  int32_t op;
+  const char* name() const override {
+    return op == TSR_OP_ATAN2 ? "Atan2Backward0" : op == TSR_OP_LOGADDEXP ? "LogaddexpBackward0" : "RemainderBackward1";
+  }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    TensorRef ga, gb;
+    if (op == TSR_OP_ATAN2) {
+      TensorRef r2 = add(mul(a, a), mul(b, b));
+      if (next[0].node) ga = div(mul(g, b), r2);
+      if (next[1].node) gb = neg(div(mul(g, a), r2));
+    } else if (op == TSR_OP_LOGADDEXP) {  // g * sigmoid(a - b), g * sigmoid(b - a)
+      if (next[0].node) ga = mul(g, unary(TSR_OP_SIGMOID, *sub(a, b)));
+      if (next[1].node) gb = mul(g, unary(TSR_OP_SIGMOID, *sub(b, a)));
+    } else {
+      if (next[0].node) ga = g;
+      if (next[1].node) gb = neg(mul(g, binary(TSR_OP_FLOOR_DIVIDE, *a, *b)));
+    }
+    return {ga, gb};
+  }
+};
+
 // where(cond, a, b): the gradient to a where cond holds, to b elsewhere;
 // `a` holds the saved condition.
 struct WhereBackward final : Saved {
@@ -231,41 +304,214 @@ struct WhereBackward final : Saved {
 
 // ---- reductions ----------------------------------------------------------------
 
-// SUM and MEAN: the gradient spread back over the reduced dims (an expanded
-// view), MEAN's divided by the count.
+// g, the gradient of a reduction's result, as its input's shape: the
+// reduced dims back as 1s, then expanded (recorded views).
+TensorRef spread(const TensorRef& g, const InputMeta& in, const std::array<bool, TSR_MAX_DIMS>& reduced) {
+  int64_t keep[TSR_MAX_DIMS];
+  for (int32_t d = 0; d < in.ndim; ++d) keep[d] = reduced[static_cast<size_t>(d)] ? 1 : in.shape[static_cast<size_t>(d)];
+  TensorRef k = view_of(*g, [&](const Layout& l) { return view(l, in.ndim, keep); }, "ViewBackward0");
+  return view_of(*k, [&](const Layout& l) { return expand(l, in.ndim, in.shape.data()); }, "ExpandBackward0",
+                 ViewKind::kExpand);
+}
+
+// Which dims a reduction reduced, and how many elements each result has.
+struct Reduction {
+  std::array<bool, TSR_MAX_DIMS> reduced{};
+  bool all = true;
+  int64_t count = 1;
+  int32_t dims[TSR_MAX_DIMS] = {};
+  int32_t num_dims = 0;
+  Reduction() = default;
+  Reduction(const tsr_tensor& a, const bool* r) {
+    for (int32_t d = 0; d < a.layout.ndim; ++d) {
+      reduced[static_cast<size_t>(d)] = r[d];
+      all = all && r[d];
+      if (r[d]) {
+        count *= a.layout.shape[static_cast<size_t>(d)];
+        dims[num_dims++] = d;
+      }
+    }
+  }
+  // t reduced by op over the same dims, kept as 1s (nothing reduced: t).
+  TensorRef keep(int32_t op, const TensorRef& t) const {
+    return num_dims == 0 ? t : reduce(op, *t, num_dims, dims, true, 0);
+  }
+};
+
+// SUM and MEAN: the gradient spread back over the reduced dims, MEAN's
+// divided by the count.
 struct SumBackward final : Node {
   bool mean = false;
-  bool all = false;
-  int64_t count = 1;
-  std::array<bool, TSR_MAX_DIMS> reduced{};
+  Reduction r;
   const char* name() const override {
-    return mean ? (all ? "MeanBackward0" : "MeanBackward1") : (all ? "SumBackward0" : "SumBackward1");
+    return mean ? (r.all ? "MeanBackward0" : "MeanBackward1") : (r.all ? "SumBackward0" : "SumBackward1");
+  }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    TensorRef s = spread(g, inputs[0], r.reduced);
+    return {mean ? div_scalar(s, make_scalar(static_cast<double>(r.count))) : s};
+  }
+};
+
+// PROD (zeros included), MAX and MIN (as amax / amin: ties share the
+// gradient evenly, as PyTorch's max() of all elements and amax do), VAR and
+// STD with their correction; a is the input, out the result.
+struct ReduceBackward final : Saved {
+  int32_t op;
+  double correction = 0;
+  Reduction r;
+  const char* name() const override {
+    switch (op) {
+      case TSR_OP_PROD: return r.all ? "ProdBackward0" : "ProdBackward1";
+      case TSR_OP_MAX: return r.all ? "MaxBackward1" : "AmaxBackward0";
+      case TSR_OP_MIN: return r.all ? "MinBackward1" : "AminBackward0";
+      case TSR_OP_VAR: return "VarBackward0";
+      default: return "StdBackward0";
+    }
   }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     const InputMeta& in = inputs[0];
-    int64_t keep[TSR_MAX_DIMS];
-    for (int32_t d = 0; d < in.ndim; ++d) keep[d] = reduced[static_cast<size_t>(d)] ? 1 : in.shape[static_cast<size_t>(d)];
-    TensorRef k = view_of(*g, [&](const Layout& l) { return view(l, in.ndim, keep); }, "ViewBackward0");
-    if (mean) k = div_scalar(k, make_scalar(static_cast<double>(count)));
-    return {view_of(*k, [&](const Layout& l) { return expand(l, in.ndim, in.shape.data()); }, "ExpandBackward0",
-                    ViewKind::kExpand)};
+    TensorRef G = spread(g, in, r.reduced);
+    const int32_t dt = a->dtype;
+    switch (op) {
+      case TSR_OP_MAX:
+      case TSR_OP_MIN: {
+        TensorRef hit = to(binary(TSR_OP_EQ, *a, *spread(out, in, r.reduced)), dt, a->device);
+        return {mul(G, div(hit, r.keep(TSR_OP_SUM, hit)))};
+      }
+      case TSR_OP_VAR:
+      case TSR_OP_STD: {
+        // PyTorch 1.13's var_backward and std_backward: std's gradient is
+        // var's of g / (2 std), 0 where std is 0; over all elements with no
+        // degree of freedom left it is inf * g.
+        if (op == TSR_OP_STD) {
+          TensorRef O = spread(out, in, r.reduced);
+          G = zero_where(binary(TSR_OP_EQ, *O, *scalar_like(O, 0.0)), div(G, mul_scalar(O, make_scalar(2.0))));
+        }
+        const double dof = static_cast<double>(r.count) - correction;
+        if (r.all && dof == 0) return {mul_scalar(G, make_scalar(std::numeric_limits<double>::infinity()))};
+        return {mul(mul_scalar(G, make_scalar(2.0 / dof)), sub(a, r.keep(TSR_OP_MEAN, a)))};
+      }
+      default: {  // PROD: the product of the other elements, at a zero too
+        TensorRef zero = scalar_like(a, 0.0), one = scalar_like(a, 1.0);
+        TensorRef is_zero = binary(TSR_OP_EQ, *a, *zero);
+        TensorRef zeros = r.keep(TSR_OP_SUM, to(is_zero, dt, a->device));
+        TensorRef nonzero_a = where(*is_zero, *one, *a);
+        TensorRef others = r.keep(TSR_OP_PROD, nonzero_a);  // the product of the nonzero elements
+        TensorRef at_zero = where(*binary(TSR_OP_EQ, *zeros, *one), *others, *zero);
+        TensorRef elsewhere = where(*binary(TSR_OP_EQ, *zeros, *zero), *div(others, nonzero_a), *zero);
+        return {mul(G, where(*is_zero, *at_zero, *elsewhere))};
+      }
+    }
+  }
+};
+
+// cumsum along dim: the reversed cumulative sum of g.
+struct CumsumBackward final : Node {
+  int64_t dim;
+  const char* name() const override { return "CumsumBackward0"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    if (g->layout.ndim == 0) return {g};
+    const int64_t dims[1] = {dim};
+    return {flip(*cumsum(*flip(*g, dims), dim, TSR_DTYPE_UNDEFINED), dims)};
+  }
+};
+
+// Zeros of `shape` with src added at index along dim, recorded: its
+// derivative is the gather of g, whose own derivative is this again.
+TensorRef scatter_add_zeros(const InputMeta& shape, int64_t dim, const TensorRef& index, const TensorRef& src);
+
+// gather(x, dim, index): g added back at index (duplicates add up); take
+// and flip are gathers, and sort's values the gather of its indices
+// (named SortBackward0 there).
+struct GatherBackward final : Node {
+  int64_t dim;
+  TensorRef index;
+  const char* name_ = "GatherBackward0";
+  const char* name() const override { return name_; }
+  std::vector<TensorRef> apply(const TensorRef& g) override { return {scatter_add_zeros(inputs[0], dim, index, g)}; }
+};
+struct ScatterAddBackward final : Node {
+  int64_t dim;
+  TensorRef index;
+  const char* name() const override { return "ScatterAddBackward0"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override { return {gather(*g, dim, *index)}; }
+};
+
+TensorRef scatter_add_zeros(const InputMeta& shape, int64_t dim, const TensorRef& index, const TensorRef& src) {
+  TensorRef z = full(*src->rt, shape.ndim, shape.shape.data(), make_scalar(0.0), src->dtype, src->device);
+  scatter_(*z, dim, *index, *src, true);
+  if (should_record({src.get()})) {
+    auto n = std::make_shared<ScatterAddBackward>();
+    n->dim = dim;
+    n->index = index;
+    record(std::move(n), {src.get()}, *z);
+  }
+  return z;
+}
+
+// concat along dim: each input's slice of g (stack and roll are concats).
+struct CatBackward final : Node {
+  int64_t dim;
+  const char* name() const override { return "CatBackward0"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    std::vector<TensorRef> grads;
+    int64_t at = 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const int64_t n = inputs[i].shape[static_cast<size_t>(dim)];
+      if (next[i].node)
+        grads.push_back(view_of(*g, [&](const Layout& l) { return slice(l, static_cast<int32_t>(dim), at, at + n, 1); },
+                                "SliceBackward0"));
+      else
+        grads.emplace_back();
+      at += n;
+    }
+    return grads;
   }
 };
 
 // ---- products ----------------------------------------------------------------
 
-// a @ b with ndim >= 2 on both: g @ b^T and a^T @ g over the last two dims
-// (the engine sums broadcast batch dims).
-// Named as PyTorch 1.13 names the node a user sees: MmBackward0 for two
-// matrices; batched, its matmul ends in a view of bmm's result.
+// a @ b: g @ b^T and a^T @ g over the last two dims (the engine sums
+// broadcast batch dims). A 1-d operand takes part as a matrix of one row
+// (a) or one column (b), and g gets those dims back first. Named as
+// PyTorch 1.13 names the node a user sees: MmBackward0, MvBackward0,
+// DotBackward0; a vector times a matrix ends in SqueezeBackward3, a
+// batched product in a view of bmm's result.
 struct MatmulBackward final : Saved {
-  bool batched = false;
-  const char* name() const override { return batched ? "UnsafeViewBackward0" : "MmBackward0"; }
+  const char* name() const override {
+    const int32_t na = inputs[0].ndim, nb = inputs[1].ndim;
+    if (na == 1 && nb == 1) return "DotBackward0";
+    if (na == 2 && nb == 1) return "MvBackward0";
+    if (na == 1 && nb == 2) return "SqueezeBackward3";
+    if (na == 2 && nb == 2) return "MmBackward0";
+    return "UnsafeViewBackward0";
+  }
   static TensorRef mT(const TensorRef& t) {
     return view_of(*t, [](const Layout& l) { return transpose(l, l.ndim - 2, l.ndim - 1); }, "TransposeBackward0");
   }
+  static TensorRef unsqueezed(const TensorRef& t, int32_t dim) {
+    return view_of(*t, [&](const Layout& l) { return unsqueeze(l, dim < 0 ? dim + l.ndim + 1 : dim); },
+                   "UnsqueezeBackward0");
+  }
+  static TensorRef squeezed(const TensorRef& t, int32_t dim) {
+    return view_of(*t, [&](const Layout& l) { return squeeze_dim(l, dim < 0 ? dim + l.ndim : dim); },
+                   "SqueezeBackward1");
+  }
   std::vector<TensorRef> apply(const TensorRef& g) override {
-    return {next[0].node ? matmul(*g, *mT(b)) : TensorRef{}, next[1].node ? matmul(*mT(a), *g) : TensorRef{}};
+    const bool row = a->layout.ndim == 1, col = b->layout.ndim == 1;
+    TensorRef A = row ? unsqueezed(a, 0) : a, B = col ? unsqueezed(b, -1) : b, G = g;
+    if (col) G = unsqueezed(G, -1);
+    if (row) G = unsqueezed(G, -2);
+    TensorRef ga, gb;
+    if (next[0].node) {
+      ga = matmul(*G, *mT(B));
+      if (row) ga = squeezed(ga, -2);
+    }
+    if (next[1].node) {
+      gb = matmul(*mT(A), *G);
+      if (col) gb = squeezed(gb, -1);
+    }
+    return {ga, gb};
   }
 };
 
@@ -436,6 +682,14 @@ void record_binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b, tsr_ten
       node = saving(std::make_shared<ExtremumBackward>(op == TSR_OP_MAXIMUM), &a, &b, nullptr);
       break;
     case TSR_OP_POW: node = saving(std::make_shared<PowBackward1>(), &a, &b, &out); break;
+    case TSR_OP_ATAN2:
+    case TSR_OP_LOGADDEXP:
+    case TSR_OP_REMAINDER: {
+      auto n = std::make_shared<BinaryMoreBackward>();
+      n->op = op;
+      node = saving(std::move(n), &a, &b, nullptr);
+      break;
+    }
     default: node = std::make_shared<NotImplementedBackward>(op);
   }
   record(std::move(node), {&a, &b}, out);
@@ -474,27 +728,66 @@ void record_where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor&
   record(std::move(n), {&a, &b}, out);
 }
 
-void record_reduce(int32_t op, const tsr_tensor& a, const bool* reduced, tsr_tensor& out) {
+void record_reduce(int32_t op, const tsr_tensor& a, const bool* reduced, double correction, tsr_tensor& out) {
   if (!differentiable(tsr_op_name(op), {&a}, out)) return;
-  if (op != TSR_OP_SUM && op != TSR_OP_MEAN) return record(std::make_shared<NotImplementedBackward>(op), {&a}, out);
-  auto n = std::make_shared<SumBackward>();
-  n->mean = op == TSR_OP_MEAN;
-  n->all = true;
-  for (int32_t d = 0; d < a.layout.ndim; ++d) {
-    n->reduced[static_cast<size_t>(d)] = reduced[d];
-    n->all = n->all && reduced[d];
-    if (reduced[d]) n->count *= a.layout.shape[static_cast<size_t>(d)];
+  if (op == TSR_OP_SUM || op == TSR_OP_MEAN) {
+    auto n = std::make_shared<SumBackward>();
+    n->mean = op == TSR_OP_MEAN;
+    n->r = Reduction(a, reduced);
+    return record(std::move(n), {&a}, out);
   }
+  if (op != TSR_OP_PROD && op != TSR_OP_MAX && op != TSR_OP_MIN && op != TSR_OP_VAR && op != TSR_OP_STD)
+    return record(std::make_shared<NotImplementedBackward>(op), {&a}, out);
+  auto n = std::make_shared<ReduceBackward>();
+  n->op = op;
+  n->correction = correction;
+  n->r = Reduction(a, reduced);
+  const bool reads_out = op != TSR_OP_VAR;
+  record(saving(std::move(n), &a, nullptr, reads_out ? &out : nullptr), {&a}, out);
+}
+
+void record_math(int32_t fn, const tsr_tensor& a, tsr_tensor& out) {
+  if (!differentiable(tsr_math_fn_name(fn), {&a}, out)) return;
+  auto n = std::make_shared<MathBackward>();
+  n->fn = fn;
+  record(saving(std::move(n), MathBackward::reads_input(fn) ? &a : nullptr, nullptr,
+                MathBackward::reads_output(fn) ? &out : nullptr),
+         {&a}, out);
+}
+
+void record_cumsum(const tsr_tensor& a, int64_t dim, tsr_tensor& out) {
+  if (!differentiable("cumsum", {&a}, out)) return;
+  auto n = std::make_shared<CumsumBackward>();
+  n->dim = dim;
   record(std::move(n), {&a}, out);
+}
+
+void record_gather(const tsr_tensor& x, int64_t dim, const TensorRef& index, tsr_tensor& out, const char* name) {
+  if (!differentiable(name == nullptr ? "gather" : "sort", {&x}, out)) return;
+  auto n = std::make_shared<GatherBackward>();
+  n->dim = dim;
+  n->index = index;
+  if (name != nullptr) n->name_ = name;
+  record(std::move(n), {&x}, out);
+}
+
+void record_concat(std::span<const tsr_tensor* const> tensors, int64_t dim, tsr_tensor& out) {
+  if (!tsr_dtype_is_floating(out.dtype) && !tsr_dtype_is_complex(out.dtype)) return;
+  std::shared_ptr<Node> n;
+  if (tsr_dtype_is_complex(out.dtype)) {
+    n = std::make_shared<NotImplementedBackward>(std::string("cat"));
+  } else {
+    auto cat = std::make_shared<CatBackward>();
+    cat->dim = dim;
+    n = std::move(cat);
+  }
+  link(*n, tensors);
+  meta_of(out).grad_fn = std::move(n);
 }
 
 void record_matmul(const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out) {
   if (!differentiable("matmul", {&a, &b}, out)) return;
-  if (a.layout.ndim < 2 || b.layout.ndim < 2)
-    return record(std::make_shared<NotImplementedBackward>(TSR_OP_MATMUL), {&a, &b}, out);
-  auto n = std::make_shared<MatmulBackward>();
-  n->batched = a.layout.ndim > 2 || b.layout.ndim > 2;
-  record(saving(std::move(n), &a, &b, nullptr), {&a, &b}, out);
+  record(saving(std::make_shared<MatmulBackward>(), &a, &b, nullptr), {&a, &b}, out);
 }
 
 }  // namespace tessera::rt::autograd

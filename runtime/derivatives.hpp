@@ -4,6 +4,8 @@
 // after computing `out`, when autograd::should_record(inputs) holds.
 #pragma once
 
+#include <span>
+
 #include "autograd.hpp"
 #include "shape.hpp"
 
@@ -14,8 +16,16 @@ void record_binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b, tsr_ten
 void record_binary_scalar(int32_t op, const tsr_tensor& a, tsr_scalar s, bool reversed, tsr_tensor& out);
 void record_unary(int32_t op, const tsr_tensor& a, tsr_tensor& out);
 void record_where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out);
-// reduced[d]: whether input dim d was reduced (out with or without them).
-void record_reduce(int32_t op, const tsr_tensor& a, const bool* reduced, tsr_tensor& out);
+// reduced[d]: whether input dim d was reduced (out with or without them);
+// correction: VAR's and STD's.
+void record_reduce(int32_t op, const tsr_tensor& a, const bool* reduced, double correction, tsr_tensor& out);
+void record_math(int32_t fn, const tsr_tensor& a, tsr_tensor& out);
+void record_cumsum(const tsr_tensor& a, int64_t dim, tsr_tensor& out);
+// index: the int64 index tensor gather read (kept for the backward); name:
+// another node name (sort's values are x gathered at argsort's indices).
+void record_gather(const tsr_tensor& x, int64_t dim, const TensorRef& index, tsr_tensor& out,
+                   const char* name = nullptr);
+void record_concat(std::span<const tsr_tensor* const> tensors, int64_t dim, tsr_tensor& out);
 void record_matmul(const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out);
 // out has a's values, maybe in another dtype, on another device or
 // broadcast (contiguous and clone: "CloneBackward0", to:
@@ -55,5 +65,49 @@ std::shared_ptr<Node> view_node(tsr_tensor& base, const tsr_tensor& view);
 // target's history becomes `node` (the in-place op that wrote it); for a
 // recorded view, its base's history is rewritten (Note [In-place ops]).
 void rebase_history(tsr_tensor& target, std::shared_ptr<Node> node);
+
+}  // namespace tessera::rt::autograd
+
+namespace tessera::rt::autograd {
+
+// Note [Every op has a gradient or a reason]
+//   What each op of TSR_OP_LIST gives autograd, one case per op and no
+//   default, so that a new op fails the build (-Wswitch) until it is given
+//   its row:
+//     kFormula   a node of derivatives.cpp differentiates it;
+//     kNone      its result has no gradient (integer, bool or index
+//                results, comparisons, constants and random draws);
+//     kRefused   PyTorch 1.13 has no derivative either (floor_divide): its
+//                backward fails naming it;
+//     kPending   not written yet: its result records NotImplementedBackward,
+//                whose backward fails naming it (never a silent zero).
+//   Functions of the public API that are not ops (views, copies, concat,
+//   stack, flip, roll, tril/triu, take, sort's values) record through the
+//   ops and views they are built from, or through their own record_*.
+enum class Gradient : uint8_t { kFormula, kNone, kRefused, kPending };
+constexpr Gradient op_gradient(tsr_op op) {
+  switch (op) {
+    case TSR_OP_COPY: case TSR_OP_ADD: case TSR_OP_SUB: case TSR_OP_MUL: case TSR_OP_DIV: case TSR_OP_MAXIMUM:
+    case TSR_OP_MINIMUM: case TSR_OP_POW: case TSR_OP_NEG: case TSR_OP_ABS: case TSR_OP_EXP: case TSR_OP_LOG:
+    case TSR_OP_SQRT: case TSR_OP_RELU: case TSR_OP_SIGMOID: case TSR_OP_TANH: case TSR_OP_WHERE: case TSR_OP_SUM:
+    case TSR_OP_MEAN: case TSR_OP_MAX: case TSR_OP_MIN: case TSR_OP_MATMUL: case TSR_OP_MATH: case TSR_OP_ATAN2:
+    case TSR_OP_REMAINDER: case TSR_OP_LOGADDEXP: case TSR_OP_PROD: case TSR_OP_VAR: case TSR_OP_STD:
+    case TSR_OP_CUMSUM: case TSR_OP_GATHER: case TSR_OP_SORT:
+      return Gradient::kFormula;
+    case TSR_OP_FILL: case TSR_OP_EQ: case TSR_OP_NE: case TSR_OP_LT: case TSR_OP_LE: case TSR_OP_GT: case TSR_OP_GE:
+    case TSR_OP_ARGMAX: case TSR_OP_ARANGE: case TSR_OP_LINSPACE: case TSR_OP_RAND_UNIFORM: case TSR_OP_RAND_NORMAL:
+    case TSR_OP_BITWISE_AND: case TSR_OP_BITWISE_OR: case TSR_OP_BITWISE_XOR: case TSR_OP_SHIFT_LEFT:
+    case TSR_OP_SHIFT_RIGHT: case TSR_OP_ARGMIN: case TSR_OP_ARGSORT: case TSR_OP_NONZERO:
+      return Gradient::kNone;
+    case TSR_OP_FLOOR_DIVIDE:
+      return Gradient::kRefused;
+    case TSR_OP_SCATTER: case TSR_OP_CHOLESKY: case TSR_OP_LU: case TSR_OP_SOLVE: case TSR_OP_QR: case TSR_OP_SVD:
+    case TSR_OP_EIGH: case TSR_OP_INV:
+      return Gradient::kPending;
+    case TSR_OP_COUNT: case TSR_OP_MAX_ENUM:
+      break;
+  }
+  return Gradient::kPending;
+}
 
 }  // namespace tessera::rt::autograd

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "derivatives.hpp"
 #include "error.hpp"
 #include "ops.hpp"
 #include "shape.hpp"
@@ -57,8 +58,10 @@ TensorRef cumsum(const tsr_tensor& t, int64_t dim, int32_t dtype) {
     const int64_t params[1] = {d};
     launch(*t.rt, t.device, TSR_OP_CUMSUM, in->dtype, {&din}, dout, {.params = params});
   }
+  if (autograd::should_record({in.get()})) [[unlikely]]
+    autograd::record_cumsum(*in, d, *out);
   if (t.layout.ndim > 0) return out;
-  return make_view(*out, view(out->layout, 0, nullptr));
+  return autograd::view_of(*out, [](const Layout& l) { return view(l, 0, nullptr); }, "SqueezeBackward0");
 }
 
 TensorRef gather(const tsr_tensor& x, int64_t dim, const tsr_tensor& index) {
@@ -85,8 +88,10 @@ TensorRef gather(const tsr_tensor& x, int64_t dim, const tsr_tensor& index) {
     const int64_t params[1] = {d};
     launch(*x.rt, x.device, TSR_OP_GATHER, x.dtype, {&dx, &di}, dout, {.params = params});
   }
+  if (autograd::should_record({&x})) [[unlikely]]
+    autograd::record_gather(x, d, idx, *out);
   if (idx->layout.ndim > 0) return out;
-  return make_view(*out, view(out->layout, 0, nullptr));
+  return autograd::view_of(*out, [](const Layout& l) { return view(l, 0, nullptr); }, "SqueezeBackward0");
 }
 
 // x's elements at `indices` (1-d) along `dim`: the result has x's shape with
@@ -109,8 +114,8 @@ TensorRef take(const tsr_tensor& x, const tsr_tensor& indices, int64_t dim) {
     spread_layout.strides[uk] = k == d && idx->layout.ndim == 1 ? idx->layout.strides[0] : 0;
   }
   TensorRef spread = make_view(*idx, spread_layout);
-  TensorRef xs = make_view(x, lx);
-  return gather(*xs, d, *spread);
+  if (x.layout.ndim > 0) return gather(x, d, *spread);
+  return gather(*autograd::view_of(x, [](const Layout& l) { return at_least_1d(l); }, "UnsqueezeBackward0"), d, *spread);
 }
 
 void scatter_(const tsr_tensor& out, int64_t dim, const tsr_tensor& index, const tsr_tensor& src, bool add) {
@@ -189,6 +194,12 @@ void sort(const tsr_tensor& x, int64_t dim, bool descending, bool stable, Tensor
   };
   if (values != nullptr) *values = run(TSR_OP_SORT, x.dtype);
   if (indices != nullptr) *indices = run(TSR_OP_ARGSORT, TSR_INT64);
+  if (values != nullptr && autograd::should_record({&x})) [[unlikely]] {
+    // The values' gradient goes back through the permutation: argsort's
+    // indices, computed here when the caller asked for the values alone.
+    TensorRef order = indices != nullptr ? *indices : run(TSR_OP_ARGSORT, TSR_INT64);
+    if (x.layout.ndim > 0) autograd::record_gather(x, d, order, **values, "SortBackward0");
+  }
 }
 
 }  // namespace tessera::rt

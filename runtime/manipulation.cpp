@@ -12,6 +12,7 @@
 
 #include "error.hpp"
 #include "ops.hpp"
+#include "derivatives.hpp"
 #include "promotion.hpp"
 #include "shape.hpp"
 
@@ -49,6 +50,8 @@ TensorRef concat(std::span<const tsr_tensor* const> tensors, int64_t dim) {
     if (n > 0) copy_into(*make_view(*out, slice(out->layout, d, at, at + n, 1)), *t);
     at += n;
   }
+  if (autograd::any_requires_grad(tensors)) [[unlikely]]
+    autograd::record_concat(tensors, d, *out);
   return out;
 }
 
@@ -64,22 +67,26 @@ TensorRef stack(std::span<const tsr_tensor* const> tensors, int64_t dim) {
       fail(TSR_ERR_SHAPE, "stack(): stack expects each tensor to be equal size, but got " +
                               shape_string(tensors[0]->layout) + " at entry 0 and " + shape_string(t.layout) +
                               " at entry " + std::to_string(i));
-    views.push_back(make_view(t, unsqueeze(t.layout, d)));
+    views.push_back(autograd::view_of(t, [&](const Layout& l) { return unsqueeze(l, d); }, "UnsqueezeBackward0"));
     ptrs.push_back(views.back().get());
   }
   return concat(ptrs, d);
 }
 
 namespace {
-// x rolled by `shift` along dim d, into a new tensor.
+// x rolled by `shift` along dim d, into a new tensor: its last s elements
+// along d, then the others (a concat of two recorded slices, so that its
+// gradient is the two slices' of g).
 TensorRef roll_one(const tsr_tensor& x, int32_t d, int64_t shift) {
-  TensorRef out = make_tensor(*x.rt, dense_like(x.layout), x.dtype, x.device);
   const int64_t n = x.layout.shape[static_cast<size_t>(d)];
-  if (out->layout.numel() == 0) return out;
+  if (x.layout.numel() == 0) return clone(x);
   const int64_t s = ((shift % n) + n) % n;
-  copy_into(*make_view(*out, slice(out->layout, d, s, n, 1)), *make_view(x, slice(x.layout, d, 0, n - s, 1)));
-  if (s > 0) copy_into(*make_view(*out, slice(out->layout, d, 0, s, 1)), *make_view(x, slice(x.layout, d, n - s, n, 1)));
-  return out;
+  auto part = [&](int64_t start, int64_t stop) {
+    return autograd::view_of(x, [&](const Layout& l) { return slice(l, d, start, stop, 1); }, "SliceBackward0");
+  };
+  TensorRef tail = part(n - s, n), head = part(0, n - s);
+  const tsr_tensor* parts[2] = {tail.get(), head.get()};
+  return concat(std::span<const tsr_tensor* const>(parts, 2), d);
 }
 }  // namespace
 
@@ -88,9 +95,10 @@ TensorRef roll(const tsr_tensor& x, std::span<const int64_t> shifts, std::span<c
     if (shifts.size() != 1) fail(TSR_ERR_INVALID_ARGUMENT, "roll(): without dims, give exactly one shift");
     TensorRef flat = contiguous(TensorRef::share(const_cast<tsr_tensor*>(&x)));
     const int64_t n = x.layout.numel();
-    TensorRef line = make_view(*flat, view(flat->layout, 1, &n));
+    TensorRef line = autograd::view_of(*flat, [&](const Layout& l) { return view(l, 1, &n); }, "ViewBackward0");
     TensorRef rolled = roll_one(*line, 0, shifts[0]);
-    return make_view(*rolled, view(rolled->layout, x.layout.ndim, x.layout.shape.data()));
+    return autograd::view_of(*rolled, [&](const Layout& l) { return view(l, x.layout.ndim, x.layout.shape.data()); },
+                             "ViewBackward0");
   }
   if (shifts.size() != dims.size())
     fail(TSR_ERR_INVALID_ARGUMENT, "roll(): shifts and dimensions must align. shifts: " +

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <string>
 
+#include "derivatives.hpp"
 #include "error.hpp"
 #include "ops.hpp"
 #include "promotion.hpp"
@@ -73,6 +74,8 @@ TensorRef math(int32_t fn, const tsr_tensor& a) {
                                   : to(TensorRef::share(const_cast<tsr_tensor*>(&a)), dtype, a.device);
   TensorRef out = make_tensor(*a.rt, dense_like(in->layout), dtype, a.device);
   if (out->layout.numel() > 0) launch_math(fn, *in, *out);
+  if (autograd::should_record({in.get()})) [[unlikely]]
+    autograd::record_math(fn, *in, *out);
   return out;
 }
 

@@ -1313,7 +1313,8 @@ class Tensor:
             return self._reduce(26, None, False)
         # bool has no argmax kernel (PyTorch neither) but max(dim) has indices.
         key = self._cast(DTYPES[5]) if _dtype(self._h) == 9 else self
-        return _MaxResult((self._reduce(26, dim, keepdim), key._reduce(28, dim, keepdim)))
+        indices = key._reduce(28, dim, keepdim)
+        return _MaxResult((self._extremum_values(26, dim, keepdim, indices), indices))
 
     def min(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
@@ -1322,7 +1323,19 @@ class Tensor:
             return self._reduce(27, None, False)
         # bool has no argmin kernel (PyTorch neither) but min(dim) has indices.
         key = self._cast(DTYPES[5]) if _dtype(self._h) == 9 else self
-        return _MinResult((self._reduce(27, dim, keepdim), key._reduce(OP["argmin"], dim, keepdim)))
+        indices = key._reduce(OP["argmin"], dim, keepdim)
+        return _MinResult((self._extremum_values(27, dim, keepdim, indices), indices))
+
+    def _extremum_values(self, op, dim, keepdim, indices):
+        """max(dim) / min(dim)'s values: the reduction, or, for a tensor that
+        requires grad, the elements at the returned indices, so that the
+        gradient goes to them alone (PyTorch's rule; amax shares it among
+        ties)."""
+        if not C.tensor_requires_grad(self._h) or not C.is_grad_enabled():
+            return self._reduce(op, dim, keepdim)
+        at = indices if keepdim else indices.unsqueeze(dim)
+        values = self.gather(dim, at)
+        return values if keepdim else values.squeeze(dim)
 
     def argmax(self, dim=None, keepdim=False):
         return self._reduce(28, dim, keepdim)
