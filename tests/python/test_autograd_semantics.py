@@ -481,6 +481,14 @@ def prod_with_one_and_two_zeros(m):
 
 
 @scenario
+def clamp_passes_the_gradient_at_its_bounds(m):
+    x = leaf(m, [-2.0, -1.0, 0.0, 1.0, 2.0, float("nan")])
+    y = m.clamp(x, -1.0, 1.0)
+    y.sum().backward()
+    return y, x.grad
+
+
+@scenario
 def where_routes_gradients(m):
     x, y = leaf(m, [1.0, -2.0, 3.0]), leaf(m, [0.5, 0.5, 0.5])
     m.where(x > 0, x * x, y).sum().backward()

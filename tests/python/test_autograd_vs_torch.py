@@ -45,6 +45,8 @@ FUNCTIONS = {
     "maximum": (lambda m, a, b: m.maximum(a, b), 2, ANY, True),
     "minimum": (lambda m, a, b: m.minimum(a, b), 2, ANY, True),
     "where": (lambda m, a, b: m.where(a > b, a * b, b), 2, ANY, False),
+    "clamp": (lambda m, a: m.clamp(a, -0.5, 0.5) * a, 1, ANY, False),
+    "clamp_min": (lambda m, a: a.clamp(min=0.2), 1, ANY, True),
     "add_scalar": (lambda m, a: a + 2.5, 1, ANY, True),
     "rsub_scalar": (lambda m, a: 2.5 - a, 1, ANY, True),
     "mul_scalar": (lambda m, a: a * -1.5, 1, ANY, True),
@@ -261,7 +263,7 @@ def test_gradients_match_torch_on_the_cpu(name, variant):
 # Not gradchecked: the kinks of maximum, minimum, where, abs and relu, and a
 # float32 round trip, which finite differences at eps = 1e-6 cannot see.
 GRADCHECKED = [name for name in FUNCTIONS if name not in (
-    "maximum", "minimum", "where", "abs", "relu", "to_float32", "floor", "ceil", "trunc", "round", "sign",
+    "maximum", "minimum", "where", "abs", "relu", "clamp", "clamp_min", "to_float32", "floor", "ceil", "trunc", "round", "sign",
     "remainder", "max_all", "min_all", "max_dim", "min_dim_keepdim", "prod_with_zeros", "sort_values")]
 
 

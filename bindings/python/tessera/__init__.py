@@ -252,6 +252,13 @@ def _where_operand(x, like):
     return tensor(x, device=like.device)
 
 
+def clamp(input, min=None, max=None):  # noqa: A002  (torch's names)
+    return _tensor_arg("clamp", input).clamp(min, max)
+
+
+clip = clamp
+
+
 def where(condition, input, other):
     condition = _tensor_arg("where", condition)
     a, b = _where_operand(input, condition), _where_operand(other, condition)
@@ -577,6 +584,6 @@ __all__ = [
     "cosh", "asinh", "acosh", "atanh", "expm1", "log1p", "log2", "log10", "floor", "ceil", "trunc", "round",
     "sign", "argmin", "prod", "var", "std", "cumsum", "gather", "index_select", "take", "scatter", "scatter_add",
     "nonzero", "sort", "argsort", "msort", "flip", "cat", "concat", "stack", "roll", "tril", "triu", "eye", "unique",
-    "autograd", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+    "clamp", "clip", "autograd", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
 ]
 del _DTYPES

@@ -1188,6 +1188,31 @@ class Tensor:
     def relu(self):
         return _unop(20, self)
 
+    def clamp(self, min=None, max=None):  # noqa: A002  (torch's names)
+        """torch.clamp: min(max(x, min), max) elementwise, min and max numbers
+        or tensors; NaN stays NaN. Built from where: the gradient passes
+        where min <= x <= max, bounds included, 0 at NaN, as PyTorch's (a
+        bound that requires grad gets it where it wins)."""
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        from . import where
+
+        def chain(x):
+            if min is not None:
+                x = where(x < min, min, x)
+            if max is not None:
+                x = where(x > max, max, x)
+            return x
+        if not C.tensor_requires_grad(self._h) or any(isinstance(b, Tensor) and b.requires_grad for b in (min, max)):
+            return chain(self)
+        inside = None
+        for keep in ((self >= min) if min is not None else None, (self <= max) if max is not None else None):
+            if keep is not None:
+                inside = keep if inside is None else inside & keep
+        return where(inside, self, chain(self.detach()))
+
+    clip = clamp
+
     def sigmoid(self):
         return _unop(21, self)
 
