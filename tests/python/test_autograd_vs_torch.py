@@ -91,6 +91,10 @@ FUNCTIONS = {
     "std": (lambda m, a: a.std(), 1, POSITIVE, False),
     "std_dim_keepdim": (lambda m, a: a.std(0, keepdim=True) if a.dim() else a.std(), 1, POSITIVE, False),
     "cumsum": (lambda m, a: a.cumsum(_last(a)) * a, 1, ANY, False),
+    "amax_dims": (lambda m, a: m.amax(a, (0, 1)) if a.dim() == 2 else a, 1, ANY, True),
+    "logsumexp": (lambda m, a: m.logsumexp(a, _last(a)), 1, ANY, False),
+    "softmax": (lambda m, a: m.softmax(a, _last(a)) * a, 1, ANY, False),
+    "log_softmax": (lambda m, a: m.log_softmax(a, 0), 1, ANY, False),
     # products with vectors
     "mv": (lambda m, a, b: m.matmul(a, b[0]) if b.dim() == 2 else m.matmul(a, b), 2, ANY, False),
     "vm": (lambda m, a, b: m.matmul(b[0], a.t()) if a.dim() == 2 and b.dim() == 2 else a * b, 2, ANY, False),

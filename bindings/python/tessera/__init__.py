@@ -252,6 +252,26 @@ def _where_operand(x, like):
     return tensor(x, device=like.device)
 
 
+def logsumexp(input, dim, keepdim=False):
+    return _tensor_arg("logsumexp", input).logsumexp(dim, keepdim)
+
+
+def softmax(input, dim, dtype=None):
+    return _tensor_arg("softmax", input).softmax(dim, dtype)
+
+
+def log_softmax(input, dim, dtype=None):
+    return _tensor_arg("log_softmax", input).log_softmax(dim, dtype)
+
+
+def amax(input, dim=(), keepdim=False):
+    return _tensor_arg("amax", input).amax(dim, keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    return _tensor_arg("amin", input).amin(dim, keepdim)
+
+
 def clamp(input, min=None, max=None):  # noqa: A002  (torch's names)
     return _tensor_arg("clamp", input).clamp(min, max)
 
@@ -584,6 +604,6 @@ __all__ = [
     "cosh", "asinh", "acosh", "atanh", "expm1", "log1p", "log2", "log10", "floor", "ceil", "trunc", "round",
     "sign", "argmin", "prod", "var", "std", "cumsum", "gather", "index_select", "take", "scatter", "scatter_add",
     "nonzero", "sort", "argsort", "msort", "flip", "cat", "concat", "stack", "roll", "tril", "triu", "eye", "unique",
-    "clamp", "clip", "autograd", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+    "clamp", "clip", "logsumexp", "softmax", "log_softmax", "amax", "amin", "autograd", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
 ]
 del _DTYPES
