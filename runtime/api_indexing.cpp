@@ -155,13 +155,9 @@ tsr_status tsr_unique(tsr_tensor* x, tsr_tensor** values, tsr_tensor** indices, 
       if (o != nullptr) *o = nullptr;
     TensorRef v, i, inv, c;
     const tsr_tensor& in = require(x, "x");
-    const bool records = autograd::should_record({&in});
-    {
-      autograd::GradModeGuard off(false);  // unique's values have no derivative (PyTorch's neither)
-      unique(in, values ? &v : nullptr, indices ? &i : nullptr, inverse ? &inv : nullptr, counts ? &c : nullptr);
-    }
-    if (records && v) autograd::record_unsupported("_unique2", {&in}, *v);
-    if (values != nullptr) hand_out(std::move(v), values);
+    const autograd::NoFormulaYet pending("_unique2", in);  // PyTorch has none either
+    unique(in, values ? &v : nullptr, indices ? &i : nullptr, inverse ? &inv : nullptr, counts ? &c : nullptr);
+    if (values != nullptr) hand_out(pending(std::move(v)), values);
     if (indices != nullptr) hand_out(std::move(i), indices);
     if (inverse != nullptr) hand_out(std::move(inv), inverse);
     if (counts != nullptr) hand_out(std::move(c), counts);

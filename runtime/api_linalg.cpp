@@ -16,32 +16,12 @@ void clear(std::initializer_list<tsr_tensor**> outs) {
   for (tsr_tensor** o : outs)
     if (o != nullptr) *o = nullptr;
 }
-// Linear algebra has no derivative formulas yet (issue 33): it runs
-// without a record, and each floating result of an input that requires
-// grad records NotImplementedBackward, so that backward fails naming the
-// function instead of dropping its gradient in silence.
-class NoFormulaYet {
- public:
-  NoFormulaYet(const char* what, const tsr_tensor& a, const tsr_tensor* b = nullptr)
-      : what_(what), a_(&a), b_(b), records_(autograd::should_record({&a, b})) {}
-  TensorRef operator()(TensorRef t) const {
-    if (records_ && t) autograd::record_unsupported(what_, {a_, b_}, *t);
-    return t;
-  }
-
- private:
-  const char* what_;
-  const tsr_tensor* a_;
-  const tsr_tensor* b_;
-  bool records_;
-  autograd::GradModeGuard off_{false};
-};
 }  // namespace
 
 tsr_status tsr_linalg_cholesky(tsr_tensor* a, int32_t upper, tsr_tensor** out) {
   return guard([&] {
     require_out(out);
-    const NoFormulaYet pending("linalg_cholesky", require(a, "A"));
+    const autograd::NoFormulaYet pending("linalg_cholesky", require(a, "A"));
     hand_out(pending(linalg_cholesky(require(a, "A"), upper != 0)), out);
   });
 }
@@ -52,7 +32,7 @@ tsr_status tsr_linalg_lu_factor(tsr_tensor* a, tsr_tensor** lu, tsr_tensor** piv
     require_out(pivots);
     clear({lu, pivots});
     TensorRef l, p;
-    const NoFormulaYet pending("linalg_lu_factor", require(a, "A"));
+    const autograd::NoFormulaYet pending("linalg_lu_factor", require(a, "A"));
     linalg_lu_factor(require(a, "A"), &l, &p);
     hand_out(pending(std::move(l)), lu);
     hand_out(std::move(p), pivots);
@@ -62,7 +42,7 @@ tsr_status tsr_linalg_lu_factor(tsr_tensor* a, tsr_tensor** lu, tsr_tensor** piv
 tsr_status tsr_linalg_solve(tsr_tensor* a, tsr_tensor* b, tsr_tensor** out) {
   return guard([&] {
     require_out(out);
-    const NoFormulaYet pending("linalg_solve", require(a, "A"), &require(b, "B"));
+    const autograd::NoFormulaYet pending("linalg_solve", require(a, "A"), &require(b, "B"));
     hand_out(pending(linalg_solve(require(a, "A"), require(b, "B"))), out);
   });
 }
@@ -70,7 +50,7 @@ tsr_status tsr_linalg_solve(tsr_tensor* a, tsr_tensor* b, tsr_tensor** out) {
 tsr_status tsr_linalg_inv(tsr_tensor* a, tsr_tensor** out) {
   return guard([&] {
     require_out(out);
-    const NoFormulaYet pending("linalg_inv", require(a, "A"));
+    const autograd::NoFormulaYet pending("linalg_inv", require(a, "A"));
     hand_out(pending(linalg_inv(require(a, "A"))), out);
   });
 }
@@ -79,7 +59,7 @@ tsr_status tsr_linalg_det(tsr_tensor* a, tsr_tensor** out) {
   return guard([&] {
     require_out(out);
     TensorRef det;
-    const NoFormulaYet pending("linalg_det", require(a, "A"));
+    const autograd::NoFormulaYet pending("linalg_det", require(a, "A"));
     linalg_slogdet(require(a, "A"), nullptr, nullptr, &det);
     hand_out(pending(std::move(det)), out);
   });
@@ -91,7 +71,7 @@ tsr_status tsr_linalg_slogdet(tsr_tensor* a, tsr_tensor** sign, tsr_tensor** log
     require_out(logabsdet);
     clear({sign, logabsdet});
     TensorRef s, l;
-    const NoFormulaYet pending("linalg_slogdet", require(a, "A"));
+    const autograd::NoFormulaYet pending("linalg_slogdet", require(a, "A"));
     linalg_slogdet(require(a, "A"), &s, &l, nullptr);
     hand_out(pending(std::move(s)), sign);
     hand_out(pending(std::move(l)), logabsdet);
@@ -104,7 +84,7 @@ tsr_status tsr_linalg_qr(tsr_tensor* a, int32_t complete, tsr_tensor** q, tsr_te
     require_out(r);
     clear({q, r});
     TensorRef tq, tr;
-    const NoFormulaYet pending("linalg_qr", require(a, "A"));
+    const autograd::NoFormulaYet pending("linalg_qr", require(a, "A"));
     linalg_qr(require(a, "A"), complete != 0, &tq, &tr);
     hand_out(pending(std::move(tq)), q);
     hand_out(pending(std::move(tr)), r);
@@ -118,7 +98,7 @@ tsr_status tsr_linalg_svd(tsr_tensor* a, int32_t full_matrices, tsr_tensor** u, 
       fail(TSR_ERR_INVALID_ARGUMENT, "tsr_linalg_svd: u and vh must both be given or both be NULL");
     clear({u, s, vh});
     TensorRef tu, ts, tv;
-    const NoFormulaYet pending("linalg_svd", require(a, "A"));
+    const autograd::NoFormulaYet pending("linalg_svd", require(a, "A"));
     linalg_svd(require(a, "A"), full_matrices != 0, u != nullptr ? &tu : nullptr, &ts, u != nullptr ? &tv : nullptr);
     if (u != nullptr) hand_out(pending(std::move(tu)), u);
     hand_out(pending(std::move(ts)), s);
@@ -131,7 +111,7 @@ tsr_status tsr_linalg_eigh(tsr_tensor* a, tsr_tensor** eigenvalues, tsr_tensor**
     require_out(eigenvalues);
     clear({eigenvalues, eigenvectors});
     TensorRef w, v;
-    const NoFormulaYet pending("linalg_eigh", require(a, "A"));
+    const autograd::NoFormulaYet pending("linalg_eigh", require(a, "A"));
     linalg_eigh(require(a, "A"), &w, eigenvectors != nullptr ? &v : nullptr);
     hand_out(pending(std::move(w)), eigenvalues);
     if (eigenvectors != nullptr) hand_out(pending(std::move(v)), eigenvectors);

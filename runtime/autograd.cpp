@@ -7,7 +7,6 @@
 #include <queue>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "derivatives.hpp"
 #include "error.hpp"
@@ -31,8 +30,6 @@ InputMeta input_meta(const tsr_tensor& t) {
   return im;
 }
 
-bool same_device(tsr_device a, tsr_device b) { return a.type == b.type && a.index == b.index; }
-
 // PyTorch's type string of a tensor, for its messages: "torch.FloatTensor",
 // "torch.cuda.DoubleTensor"; a plugin's device type by its name.
 std::string torch_type_name(const tsr_tensor& t) {
@@ -53,10 +50,6 @@ std::string torch_type_name(const tsr_tensor& t) {
     device = device.substr(0, device.find(':')) + ".";
   }
   return "torch." + device + scalar + "Tensor";
-}
-
-bool same_shape(const tsr_tensor& a, int32_t ndim, const int64_t* shape) {
-  return a.layout.ndim == ndim && std::equal(shape, shape + ndim, a.layout.shape.begin());
 }
 
 std::shared_ptr<GradCell> cell_of(AutogradMeta& m) {  // m.mutex held
@@ -107,7 +100,7 @@ TensorRef run_hooks(Node& n, TensorRef g) {
   for (const Hook& h : hooks) {
     TensorRef r = h.fn(g);
     if (!r) continue;
-    if (!same_shape(*r, g->layout.ndim, g->layout.shape.data()))
+    if (!same_shape(r->layout, g->layout))
       fail(TSR_ERR_SHAPE, "hook " + std::to_string(h.id) + " returned a gradient of shape " +
                               format_list(r->layout.shape.data(), r->layout.ndim) + " where " +
                               format_list(g->layout.shape.data(), g->layout.ndim) + " was expected");
@@ -121,7 +114,7 @@ TensorRef run_hooks(Node& n, TensorRef g) {
 // formula, Note [Autograd]). Recorded when a graph is being created.
 TensorRef to_input(TensorRef g, const InputMeta& in) {
   const Layout& l = g->layout;
-  if (!same_shape(*g, in.ndim, in.shape.data())) {
+  if (!same_shape(g->layout, in.ndim, in.shape.data())) {
     // Leading dims the input lacks, and dims of size 1 it had.
     int32_t dims[TSR_MAX_DIMS];
     int32_t n = 0;
@@ -255,7 +248,7 @@ void prepare_roots(const std::vector<TensorRef>& outputs, const std::vector<Tens
       fail(TSR_ERR_INVALID_ARGUMENT, "element " + at + " of tensors does not require grad and does not have a grad_fn");
     TensorRef g = grad_outputs.empty() ? TensorRef{} : grad_outputs[i];
     if (g) {
-      if (!same_shape(*g, root.layout.ndim, root.layout.shape.data()))
+      if (!same_shape(g->layout, root.layout))
         fail(TSR_ERR_SHAPE, "Mismatch in shape: grad_output[" + at + "] has a shape of torch.Size(" +
                                 format_list(g->layout.shape.data(), g->layout.ndim) + ") and output[" + at +
                                 "] has a shape of torch.Size(" +
@@ -370,7 +363,7 @@ TensorRef grad(const tsr_tensor& t) {
 
 void set_grad(tsr_tensor& t, TensorRef g) {
   if (g) {
-    if (!same_shape(*g, t.layout.ndim, t.layout.shape.data()))
+    if (!same_shape(g->layout, t.layout))
       fail(TSR_ERR_SHAPE, "assigned grad has data of a different size");
     if (g->dtype != t.dtype) fail(TSR_ERR_TYPE, "assigned grad has data of a different type");
     if (!same_device(g->device, t.device))

@@ -125,8 +125,10 @@ struct Hook {
   int64_t id = 0;
   HookFn fn;
 };
-// Hooks, allocated on the first registration; guarded for registration
-// from one thread while another runs backward.
+// Hooks, allocated on a node's first registration. The list is locked, so
+// a hook may be added to a node that already has some while another thread
+// runs backward through it; a node's first hook must be registered before
+// then (the engine reads Node::hooks without a lock).
 struct HookList {
   std::mutex mutex;
   std::vector<Hook> hooks;
@@ -235,7 +237,7 @@ std::vector<TensorRef> grad(const std::vector<TensorRef>& outputs, const std::ve
 
 // Whether an op on these inputs records (grad mode on, some input requires
 // grad). Without autograd: one null test per input, no thread-local read.
-inline bool should_record(std::initializer_list<const tsr_tensor*> inputs) noexcept {
+inline bool should_record(std::span<const tsr_tensor* const> inputs) noexcept {
   bool any = false;
   for (const tsr_tensor* t : inputs) any = any || (t != nullptr && t->autograd != nullptr);
   if (!any) [[likely]]
@@ -244,11 +246,8 @@ inline bool should_record(std::initializer_list<const tsr_tensor*> inputs) noexc
     if (t != nullptr && requires_grad(*t)) return grad_enabled();
   return false;
 }
-// Whether any of these requires grad under grad mode (should_record over a list).
-inline bool any_requires_grad(std::span<const tsr_tensor* const> inputs) noexcept {
-  for (const tsr_tensor* t : inputs)
-    if (t != nullptr && t->autograd != nullptr && requires_grad(*t)) return grad_enabled();
-  return false;
+inline bool should_record(std::initializer_list<const tsr_tensor*> inputs) noexcept {
+  return should_record(std::span<const tsr_tensor* const>(inputs.begin(), inputs.size()));
 }
 // Links `node` to the inputs (their edges and metas) and gives it its
 // sequence number; record() also makes it the grad_fn of `output`. A null

@@ -13,8 +13,6 @@ namespace tessera::rt {
 
 namespace {
 
-bool same_device(tsr_device a, tsr_device b) { return a.type == b.type && a.index == b.index; }
-
 bool same_layout(const Layout& a, const Layout& b) {
   if (a.ndim != b.ndim || a.offset != b.offset) return false;
   for (int32_t i = 0; i < a.ndim; ++i)
@@ -65,13 +63,6 @@ void transfer_bytes(const tsr_tensor& src, const tsr_tensor& dst) {
   if (st != TSR_OK)
     fail(st, "copy from " + rt.registry.device_name(src.device) + " to " + rt.registry.device_name(dst.device) +
                  " failed: " + plugin_message());
-}
-
-bool same_shape(const Layout& a, const Layout& b) {
-  if (a.ndim != b.ndim) return false;
-  for (int32_t i = 0; i < a.ndim; ++i)
-    if (a.shape[static_cast<size_t>(i)] != b.shape[static_cast<size_t>(i)]) return false;
-  return true;
 }
 
 }  // namespace

@@ -556,6 +556,10 @@ struct Span {
     second.offset -= origin;
     extent = std::max<int64_t>({1, storage_extent(first), storage_extent(second)});
   }
+  // Zeros of the span, like g's dtype and device.
+  TensorRef zeros(const tsr_tensor& g) const {
+    return full(*g.rt, 1, &extent, make_scalar(0.0), g.dtype, g.device);
+  }
 };
 
 // Every view but expand: the gradient written through the view's layout
@@ -567,18 +571,15 @@ struct Span {
 // layouts swapped, recorded when a graph is being created.
 struct ViewBackward final : Node {
   const char* name_;
-  Layout input, output;  // over one span (Span)
-  ViewBackward(const char* n, const Span& s) : name_(n), input(s.first), output(s.second) {}
+  Span span;  // first: the input's layout, second: the view's
+  ViewBackward(const char* n, const Span& s) : name_(n), span(s) {}
   const char* name() const override { return name_; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
-    const int64_t span = std::max<int64_t>({1, storage_extent(input), storage_extent(output)});
-    TensorRef z = full(*g->rt, 1, &span, make_scalar(0.0), g->dtype, g->device);
-    copy_into(*make_view(*z, output), *g);
-    TensorRef r = make_view(*z, input);
-    if (should_record({g.get()})) {
-      Span swapped(output, input);
-      record(std::make_shared<ViewBackward>("ViewScatterBackward0", swapped), {g.get()}, *r);
-    }
+    TensorRef z = span.zeros(*g);
+    copy_into(*make_view(*z, span.second), *g);
+    TensorRef r = make_view(*z, span.first);
+    if (should_record({g.get()}))
+      record(std::make_shared<ViewBackward>("ViewScatterBackward0", Span(span.second, span.first)), {g.get()}, *r);
     return {r};
   }
 };
@@ -591,19 +592,18 @@ struct ExpandBackward final : Node {
 // gradient goes to the op that wrote it, the rest to the base's old
 // history (Note [In-place ops]).
 struct CopySlices final : Node {
-  Layout base, region;  // over one span (Span)
-  explicit CopySlices(const Span& s) : base(s.first), region(s.second) {}
+  Span span;  // first: the base's layout, second: the written region's
+  explicit CopySlices(const Span& s) : span(s) {}
   const char* name() const override { return "CopySlices"; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     if (grad_enabled() && requires_grad(*g))
       fail(TSR_ERR_UNSUPPORTED, "the derivative of a gradient through an in-place write into a view "
                                 "(CopySlices) is not implemented");
-    const int64_t span = std::max<int64_t>({1, storage_extent(base), storage_extent(region)});
-    TensorRef z = full(*g->rt, 1, &span, make_scalar(0.0), g->dtype, g->device);
-    copy_into(*make_view(*z, base), *g);
-    TensorRef written = clone(*make_view(*z, region));
-    fill(*make_view(*z, region), make_scalar(0.0));
-    return {make_view(*z, base), written};
+    TensorRef z = span.zeros(*g);
+    copy_into(*make_view(*z, span.first), *g);
+    TensorRef written = clone(*make_view(*z, span.second));
+    fill(*make_view(*z, span.second), make_scalar(0.0));
+    return {make_view(*z, span.first), written};
   }
 };
 

@@ -46,6 +46,28 @@ void record_unsupported(const char* what, std::initializer_list<const tsr_tensor
 // storage (its input must not alias itself).
 enum class ViewKind { kPlain, kExpand, kStrided };
 void record_view(const tsr_tensor& a, tsr_tensor& out, const Layout& dense_view, const char* name, ViewKind kind);
+// A function with no derivative formula yet (linear algebra, unique; issue
+// 33): constructed before the function runs, it turns recording off for
+// it; each floating result passed through it records
+// NotImplementedBackward when an input required grad, so that backward
+// fails naming the function instead of dropping its share of a gradient.
+class NoFormulaYet {
+ public:
+  NoFormulaYet(const char* what, const tsr_tensor& a, const tsr_tensor* b = nullptr)
+      : what_(what), a_(&a), b_(b), records_(should_record({&a, b})) {}
+  TensorRef operator()(TensorRef t) const {
+    if (records_ && t) record_unsupported(what_, {a_, b_}, *t);
+    return t;
+  }
+
+ private:
+  const char* what_;
+  const tsr_tensor* a_;
+  const tsr_tensor* b_;
+  bool records_;
+  GradModeGuard off_{false};
+};
+
 // The view of src that `op` (Layout -> Layout) makes, recorded when src
 // requires grad.
 template <class Op>

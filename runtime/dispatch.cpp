@@ -135,7 +135,7 @@ void launch(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key_dtype,
 }
 
 void check_same_device(const tsr_tensor& a, const tsr_tensor& b) {
-  if (a.device.type == b.device.type && a.device.index == b.device.index) return;
+  if (same_device(a.device, b.device)) return;
   fail(TSR_ERR_INVALID_ARGUMENT,
        "Expected all tensors to be on the same device, but found at least two devices, " +
            a.rt->registry.device_name(a.device) + " and " + a.rt->registry.device_name(b.device) + "!");

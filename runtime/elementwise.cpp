@@ -62,13 +62,6 @@ const tsr_tensor& in_dtype(const tsr_tensor& t, int32_t dtype, TensorRef& keep) 
   return *keep;
 }
 
-bool same_shape(const Layout& a, const Layout& b) {
-  if (a.ndim != b.ndim) return false;
-  for (int32_t i = 0; i < a.ndim; ++i)
-    if (a.shape[static_cast<size_t>(i)] != b.shape[static_cast<size_t>(i)]) return false;
-  return true;
-}
-
 // Row-major strides exactly (size-1 dims included) and offset 0 or not: what
 // a fresh result of the same shape gets, so the result's layout is known
 // without dense_like.

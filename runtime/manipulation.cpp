@@ -50,7 +50,7 @@ TensorRef concat(std::span<const tsr_tensor* const> tensors, int64_t dim) {
     if (n > 0) copy_into(*make_view(*out, slice(out->layout, d, at, at + n, 1)), *t);
     at += n;
   }
-  if (autograd::any_requires_grad(tensors)) [[unlikely]]
+  if (autograd::should_record(tensors)) [[unlikely]]
     autograd::record_concat(tensors, d, *out);
   return out;
 }

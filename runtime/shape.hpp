@@ -29,6 +29,15 @@ Layout contiguous_layout(int32_t ndim, const int64_t* shape);
 // "Storage size calculation overflowed with sizes=[...]").
 int64_t checked_numel(int32_t ndim, const int64_t* shape, size_t element_size);
 
+// Whether l's shape is (ndim, shape) / b's shape; strides and offsets aside.
+inline bool same_shape(const Layout& l, int32_t ndim, const int64_t* shape) {
+  if (l.ndim != ndim) return false;
+  for (int32_t i = 0; i < ndim; ++i)
+    if (l.shape[static_cast<size_t>(i)] != shape[i]) return false;
+  return true;
+}
+inline bool same_shape(const Layout& a, const Layout& b) { return same_shape(a, b.ndim, b.shape.data()); }
+
 // PyTorch's flags: size-1 dims never matter; an empty tensor is contiguous.
 bool is_contiguous(const Layout& l);
 // True when l is contiguous (so when it is empty) or some permutation of its

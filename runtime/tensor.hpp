@@ -45,6 +45,8 @@ Storage* allocate_storage(tsr_runtime& rt, tsr_device device, size_t nbytes);
 // The same on a device whose type is already known valid (device.index too).
 Storage* allocate_storage(tsr_runtime& rt, const DeviceType& type, tsr_device device, size_t nbytes);
 
+inline bool same_device(tsr_device a, tsr_device b) noexcept { return a.type == b.type && a.index == b.index; }
+
 namespace autograd {
 struct AutogradMeta;            // autograd.hpp
 void destroy(AutogradMeta* m);  // autograd.cpp

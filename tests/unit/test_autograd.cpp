@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "autograd.hpp"
+#include "derivatives.hpp"
 #include "error.hpp"
 #include "ops.hpp"
 #include "tensor.hpp"
@@ -254,4 +255,47 @@ TEST_CASE("autograd: errors name what is wrong") {
   }
   TensorRef y = binary(TSR_OP_ADD, *x, *x);
   CHECK_THROWS_AS(ag::set_requires_grad(*y, false), Error);  // not a leaf
+}
+
+// Note [Every op has a gradient or a reason]: the table and the formulas
+// agree. Each binary, unary, reduction and MATH op the table says has a
+// formula records a node of its own on float64 leaves, and backward through
+// it runs (values are the finite-difference tests' business above); each
+// one it calls pending or refused fails at backward naming it.
+TEST_CASE("autograd: op_gradient agrees with the derivative table") {
+  int checked = 0;
+  for (int32_t op = 0; op < TSR_OP_COUNT; ++op) {
+    const ag::Gradient row = ag::op_gradient(static_cast<tsr_op>(op));
+    const int32_t kind = tsr_op_kind(op);
+    if (kind != TSR_OP_KIND_BINARY && kind != TSR_OP_KIND_UNARY && kind != TSR_OP_KIND_REDUCE &&
+        kind != TSR_OP_KIND_MATH)
+      continue;
+    if (row == ag::Gradient::kNone) continue;
+    INFO(tsr_op_name(op));
+    std::vector<int32_t> fns;
+    if (kind == TSR_OP_KIND_MATH)
+      for (int32_t fn = 0; fn < TSR_MATH_CONJ; ++fn) fns.push_back(fn);
+    else
+      fns.push_back(-1);
+    for (int32_t fn : fns) {
+      TensorRef x = tensor({0.5, 1.5, 2.5, 0.25, 0.75, 1.25}, {2, 3});
+      TensorRef y = tensor({1.5, 0.5, 2.0, 1.25, 0.5, 0.75}, {2, 3});
+      TensorRef out = kind == TSR_OP_KIND_BINARY ? binary(op, *x, *y)
+                      : kind == TSR_OP_KIND_UNARY ? unary(op, *x)
+                      : kind == TSR_OP_KIND_MATH ? math(fn, *x)
+                                                 : reduce(op, *x, 0, nullptr, false, op == TSR_OP_VAR || op == TSR_OP_STD);
+      REQUIRE(ag::grad_fn(*out));
+      const std::string node = ag::grad_fn(*out)->name();
+      if (row == ag::Gradient::kFormula) {
+        CHECK(node != "NotImplemented");
+        backward_of(sum_all(out));
+        CHECK(ag::grad(*x));
+      } else {
+        CHECK(node == "NotImplemented");
+        CHECK_THROWS_WITH(backward_of(sum_all(out)), Catch::Contains(tsr_op_name(op)));
+      }
+      ++checked;
+    }
+  }
+  CHECK(checked > 40);  // every binary, unary, reduction and MATH row above
 }

@@ -145,18 +145,25 @@ def _analytical(outputs, inputs, diff, retain=True):
     return rows
 
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, check_undefined_grad=True,
+def _refuse(fn, **flags):
+    for name, value in flags.items():
+        if value:
+            raise NotImplementedError("%s(): %s=True is not supported" % (fn, name))
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, check_undefined_grad=False,
               nondet_tol=0.0, check_batched_grad=False, check_batched_forward_grad=False, check_forward_ad=False,
               check_backward_ad=True, fast_mode=False):
     """torch.autograd.gradcheck: the gradients of `func` at `inputs` (those
     that require grad, float64 for the check to mean anything) against
     central finite differences. True, or GradcheckError (False without
-    raise_exception) naming the output and input that differ."""
-    for name, value in (("check_batched_grad", check_batched_grad),
-                        ("check_batched_forward_grad", check_batched_forward_grad),
-                        ("check_forward_ad", check_forward_ad), ("fast_mode", fast_mode)):
-        if value:
-            raise NotImplementedError("gradcheck(): %s=True is not supported" % name)
+    raise_exception) naming the output and input that differ. torch's
+    extra checks (undefined output gradients, batched and forward-mode
+    gradients, fast mode) are not run: their keywords are refused unless
+    off; nondet_tol is accepted since backward here is deterministic."""
+    _refuse("gradcheck", check_undefined_grad=check_undefined_grad, check_batched_grad=check_batched_grad,
+            check_batched_forward_grad=check_batched_forward_grad, check_forward_ad=check_forward_ad,
+            fast_mode=fast_mode)
     inputs = _as_tuple(inputs)
     diff = _differentiable(inputs)
     if not diff:
@@ -189,12 +196,19 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3, gen_non_contig_grad_outputs=False,
-                  raise_exception=True, nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+                  raise_exception=True, nondet_tol=0.0, check_undefined_grad=False, check_grad_dtypes=False,
                   check_batched_grad=False, check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False):
     """torch.autograd.gradgradcheck: gradcheck of the function that maps
     (inputs, grad_outputs) to the gradients of func, recorded with
     create_graph; grad_outputs default to random float64 ones that require
-    grad, as torch's do."""
+    grad, as torch's do. The extra checks gradcheck does not run are refused
+    here too, and check_rev_over_rev=False (torch's way to skip the check)
+    returns True at once."""
+    _refuse("gradgradcheck", gen_non_contig_grad_outputs=gen_non_contig_grad_outputs,
+            check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
+            check_batched_grad=check_batched_grad, check_fwd_over_rev=check_fwd_over_rev)
+    if not check_rev_over_rev:
+        return True
     from ._creation import randn
     inputs = _as_tuple(inputs)
     outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and o.requires_grad]
