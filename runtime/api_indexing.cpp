@@ -44,7 +44,7 @@ tsr_status tsr_scatter_(tsr_tensor* out, int64_t dim, tsr_tensor* index, tsr_ten
     autograd::InplaceWrite write(target, {&from});
     scatter_(target, dim, require(index, "index"), from, add != 0);
     write.finish([&](tsr_tensor& r) {
-      autograd::record_unsupported(add != 0 ? "scatter_add_" : "scatter_", {&write.old(), &from}, r);
+      autograd::record_scatter(write.old(), from, dim, require(index, "index"), add != 0, r);
     });
   });
 }

@@ -2,10 +2,10 @@
 // The C API of linear algebra (ABI 1.6): tsr_linalg_* (runtime/linalg.cpp
 // does the work). Every out pointer is set to NULL first, so a failed call
 // leaves none dangling.
+#include <cmath>
 #include <string>
 
 #include "api_support.hpp"
-#include "derivatives.hpp"
 #include "ops.hpp"
 
 using namespace tessera::rt;
@@ -21,8 +21,7 @@ void clear(std::initializer_list<tsr_tensor**> outs) {
 tsr_status tsr_linalg_cholesky(tsr_tensor* a, int32_t upper, tsr_tensor** out) {
   return guard([&] {
     require_out(out);
-    const autograd::NoFormulaYet pending("linalg_cholesky", require(a, "A"));
-    hand_out(pending(linalg_cholesky(require(a, "A"), upper != 0)), out);
+    hand_out(linalg_cholesky(require(a, "A"), upper != 0), out);
   });
 }
 
@@ -32,9 +31,8 @@ tsr_status tsr_linalg_lu_factor(tsr_tensor* a, tsr_tensor** lu, tsr_tensor** piv
     require_out(pivots);
     clear({lu, pivots});
     TensorRef l, p;
-    const autograd::NoFormulaYet pending("linalg_lu_factor", require(a, "A"));
     linalg_lu_factor(require(a, "A"), &l, &p);
-    hand_out(pending(std::move(l)), lu);
+    hand_out(std::move(l), lu);
     hand_out(std::move(p), pivots);
   });
 }
@@ -42,16 +40,14 @@ tsr_status tsr_linalg_lu_factor(tsr_tensor* a, tsr_tensor** lu, tsr_tensor** piv
 tsr_status tsr_linalg_solve(tsr_tensor* a, tsr_tensor* b, tsr_tensor** out) {
   return guard([&] {
     require_out(out);
-    const autograd::NoFormulaYet pending("linalg_solve", require(a, "A"), &require(b, "B"));
-    hand_out(pending(linalg_solve(require(a, "A"), require(b, "B"))), out);
+    hand_out(linalg_solve(require(a, "A"), require(b, "B")), out);
   });
 }
 
 tsr_status tsr_linalg_inv(tsr_tensor* a, tsr_tensor** out) {
   return guard([&] {
     require_out(out);
-    const autograd::NoFormulaYet pending("linalg_inv", require(a, "A"));
-    hand_out(pending(linalg_inv(require(a, "A"))), out);
+    hand_out(linalg_inv(require(a, "A")), out);
   });
 }
 
@@ -59,9 +55,8 @@ tsr_status tsr_linalg_det(tsr_tensor* a, tsr_tensor** out) {
   return guard([&] {
     require_out(out);
     TensorRef det;
-    const autograd::NoFormulaYet pending("linalg_det", require(a, "A"));
     linalg_slogdet(require(a, "A"), nullptr, nullptr, &det);
-    hand_out(pending(std::move(det)), out);
+    hand_out(std::move(det), out);
   });
 }
 
@@ -71,10 +66,9 @@ tsr_status tsr_linalg_slogdet(tsr_tensor* a, tsr_tensor** sign, tsr_tensor** log
     require_out(logabsdet);
     clear({sign, logabsdet});
     TensorRef s, l;
-    const autograd::NoFormulaYet pending("linalg_slogdet", require(a, "A"));
     linalg_slogdet(require(a, "A"), &s, &l, nullptr);
-    hand_out(pending(std::move(s)), sign);
-    hand_out(pending(std::move(l)), logabsdet);
+    hand_out(std::move(s), sign);
+    hand_out(std::move(l), logabsdet);
   });
 }
 
@@ -84,10 +78,9 @@ tsr_status tsr_linalg_qr(tsr_tensor* a, int32_t complete, tsr_tensor** q, tsr_te
     require_out(r);
     clear({q, r});
     TensorRef tq, tr;
-    const autograd::NoFormulaYet pending("linalg_qr", require(a, "A"));
     linalg_qr(require(a, "A"), complete != 0, &tq, &tr);
-    hand_out(pending(std::move(tq)), q);
-    hand_out(pending(std::move(tr)), r);
+    hand_out(std::move(tq), q);
+    hand_out(std::move(tr), r);
   });
 }
 
@@ -98,11 +91,10 @@ tsr_status tsr_linalg_svd(tsr_tensor* a, int32_t full_matrices, tsr_tensor** u, 
       fail(TSR_ERR_INVALID_ARGUMENT, "tsr_linalg_svd: u and vh must both be given or both be NULL");
     clear({u, s, vh});
     TensorRef tu, ts, tv;
-    const autograd::NoFormulaYet pending("linalg_svd", require(a, "A"));
     linalg_svd(require(a, "A"), full_matrices != 0, u != nullptr ? &tu : nullptr, &ts, u != nullptr ? &tv : nullptr);
-    if (u != nullptr) hand_out(pending(std::move(tu)), u);
-    hand_out(pending(std::move(ts)), s);
-    if (vh != nullptr) hand_out(pending(std::move(tv)), vh);
+    if (u != nullptr) hand_out(std::move(tu), u);
+    hand_out(std::move(ts), s);
+    if (vh != nullptr) hand_out(std::move(tv), vh);
   });
 }
 
@@ -111,9 +103,25 @@ tsr_status tsr_linalg_eigh(tsr_tensor* a, tsr_tensor** eigenvalues, tsr_tensor**
     require_out(eigenvalues);
     clear({eigenvalues, eigenvectors});
     TensorRef w, v;
-    const autograd::NoFormulaYet pending("linalg_eigh", require(a, "A"));
     linalg_eigh(require(a, "A"), &w, eigenvectors != nullptr ? &v : nullptr);
-    hand_out(pending(std::move(w)), eigenvalues);
-    if (eigenvectors != nullptr) hand_out(pending(std::move(v)), eigenvectors);
+    hand_out(std::move(w), eigenvalues);
+    if (eigenvectors != nullptr) hand_out(std::move(v), eigenvectors);
+  });
+}
+
+tsr_status tsr_linalg_vector_norm(tsr_tensor* x, double ord, int32_t num_dims, const int32_t* dims, int32_t keepdim,
+                                  tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    if (num_dims < 0) fail(TSR_ERR_INVALID_ARGUMENT, "num_dims must be >= 0");
+    if (std::isnan(ord)) fail(TSR_ERR_INVALID_ARGUMENT, "linalg.vector_norm: ord must not be NaN");
+    hand_out(linalg_vector_norm(require(x, "x"), ord, num_dims, dims, keepdim != 0), out);
+  });
+}
+
+tsr_status tsr_linalg_pinv(tsr_tensor* a, tsr_tensor* atol, tsr_tensor* rtol, int32_t hermitian, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(linalg_pinv(require(a, "A"), atol, rtol, hermitian != 0), out);
   });
 }

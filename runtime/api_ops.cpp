@@ -140,6 +140,28 @@ tsr_status tsr_reduce(tsr_op op, tsr_tensor* t, int32_t num_dims, const int32_t*
   });
 }
 
+tsr_status tsr_softmax(tsr_tensor* x, int64_t dim, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(softmax(require(x, "x"), dim, false), out);
+  });
+}
+
+tsr_status tsr_log_softmax(tsr_tensor* x, int64_t dim, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(softmax(require(x, "x"), dim, true), out);
+  });
+}
+
+tsr_status tsr_logsumexp(tsr_tensor* x, int32_t num_dims, const int32_t* dims, int32_t keepdim, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    if (num_dims < 0) fail(TSR_ERR_INVALID_ARGUMENT, "num_dims must be >= 0");
+    hand_out(logsumexp(require(x, "x"), num_dims, dims, keepdim != 0), out);
+  });
+}
+
 tsr_status tsr_reduce_ex(tsr_op op, tsr_tensor* t, const tsr_reduce_options* options, tsr_tensor** out) {
   return guard([&] {
     require_out(out);

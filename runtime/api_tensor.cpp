@@ -219,6 +219,10 @@ tsr_status tsr_transpose(tsr_tensor* t, int32_t dim0, int32_t dim1, tsr_tensor**
 
 tsr_status tsr_t(tsr_tensor* t, tsr_tensor** out) { TSR_VIEW_FN("TBackward0", reverse_dims(l)); }
 
+tsr_status tsr_diagonal(tsr_tensor* t, int64_t offset, int32_t dim1, int32_t dim2, tsr_tensor** out) {
+  TSR_VIEW_FN("DiagonalBackward0", diagonal(l, offset, dim1, dim2));
+}
+
 tsr_status tsr_real(tsr_tensor* t, tsr_tensor** out) {
   return guard([&] {
     require_out(out);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <queue>
 #include <string>
 #include <unordered_map>
@@ -89,7 +90,8 @@ struct AccumulateGrad final : Node {
   }
 };
 
-TensorRef run_hooks(Node& n, TensorRef g) {
+// The hooks of output `output_nr` of n, in order, on its gradient.
+TensorRef run_hooks(Node& n, uint32_t output_nr, TensorRef g) {
   HookList* list = n.hooks.get();
   if (list == nullptr) return g;
   std::vector<Hook> hooks;
@@ -98,6 +100,7 @@ TensorRef run_hooks(Node& n, TensorRef g) {
     hooks = list->hooks;
   }
   for (const Hook& h : hooks) {
+    if (h.output_nr != output_nr) continue;
     TensorRef r = h.fn(g);
     if (!r) continue;
     if (!same_shape(r->layout, g->layout))
@@ -133,7 +136,7 @@ TensorRef to_input(TensorRef g, const InputMeta& in) {
 
 // The edge a gradient of t flows along: its grad_fn, or its leaf's accumulator.
 Edge edge_of(tsr_tensor& t) {
-  if (std::shared_ptr<Node> fn = grad_fn(t)) return Edge{std::move(fn), 0};
+  if (std::shared_ptr<Node> fn = grad_fn(t)) return Edge{std::move(fn), t.autograd->output_nr};
   AutogradMeta& m = *t.autograd;
   std::lock_guard<std::mutex> lock(m.mutex);
   if (!m.accumulator) {
@@ -144,18 +147,21 @@ Edge edge_of(tsr_tensor& t) {
   return Edge{m.accumulator, 0};
 }
 
-// What a node is for the run: where captured gradients go (grad), or a
-// non-leaf whose .grad accumulates (backward with inputs).
+// What an output of a node is for the run: where its captured gradient
+// goes (grad), or a non-leaf whose .grad accumulates it (backward with
+// inputs).
 struct Target {
-  std::vector<size_t> capture;         // indexes into the results of grad()
+  uint32_t output_nr = 0;
+  size_t capture = SIZE_MAX;             // an index into the results of grad()
   std::shared_ptr<GradCell> accumulate;  // a non-leaf input of backward(inputs=)
 };
+using Targets = std::unordered_map<Node*, std::vector<Target>>;
 
 // The one engine of backward() and grad(). targets empty: every node runs
 // and every leaf accumulates; else only nodes that lead to a target run,
 // and AccumulateGrad runs only when it is one and `accumulate_leaves`.
 void run(const std::vector<Edge>& roots, std::vector<TensorRef> root_grads, bool keep_graph, bool create_graph,
-         std::unordered_map<Node*, Target>& targets, bool accumulate_leaves, std::vector<TensorRef>* captured) {
+         Targets& targets, bool accumulate_leaves, std::vector<TensorRef>* captured) {
   GradModeGuard mode(create_graph);
   const bool pruned = !targets.empty();
 
@@ -187,14 +193,17 @@ void run(const std::vector<Edge>& roots, std::vector<TensorRef> root_grads, bool
       if (e.node && needed[e.node.get()]) ++pending[e.node.get()];
   }
 
-  // Gradients waiting at each node, summed as they meet; ready nodes run
-  // latest first. Nodes stay alive through their producers' edges and `roots`.
-  std::unordered_map<Node*, TensorRef> buffer;
-  auto add_to = [&](Node* n, TensorRef g) {
-    auto [slot, fresh] = buffer.try_emplace(n);
-    slot->second = fresh ? std::move(g) : binary(TSR_OP_ADD, *slot->second, *g);
+  // Gradients waiting at each node, one per output, summed as they meet;
+  // ready nodes run latest first. Nodes stay alive through their
+  // producers' edges and `roots`.
+  std::unordered_map<Node*, std::vector<TensorRef>> buffer;
+  auto add_to = [&](const Edge& e, TensorRef g) {
+    auto [slot, fresh] = buffer.try_emplace(e.node.get());
+    if (fresh) slot->second.resize(e.node->num_outputs());
+    TensorRef& sum = slot->second.at(e.input_nr);
+    sum = sum ? binary(TSR_OP_ADD, *sum, *g) : std::move(g);
   };
-  for (size_t i = 0; i < roots.size(); ++i) add_to(roots[i].node.get(), std::move(root_grads[i]));
+  for (size_t i = 0; i < roots.size(); ++i) add_to(roots[i], std::move(root_grads[i]));
   auto later = [](Node* a, Node* b) { return a->sequence < b->sequence; };
   std::priority_queue<Node*, std::vector<Node*>, decltype(later)> ready(later);
   for (const Edge& r : roots)
@@ -209,18 +218,24 @@ void run(const std::vector<Edge>& roots, std::vector<TensorRef> root_grads, bool
     // inputs' counts, so that a gradient they get by another path runs.
     std::vector<TensorRef> grads;
     if (auto it = buffer.find(n); it != buffer.end()) {
-      TensorRef g = run_hooks(*n, std::move(it->second));
+      std::vector<TensorRef> outs = std::move(it->second);
       buffer.erase(it);
+      for (uint32_t k = 0; k < outs.size(); ++k)
+        if (outs[k]) outs[k] = run_hooks(*n, k, std::move(outs[k]));
       const bool is_leaf_sink = dynamic_cast<AccumulateGrad*>(n) != nullptr;
       if (auto t = targets.find(n); t != targets.end()) {
-        for (size_t k : t->second.capture) (*captured)[k] = g;
-        if (t->second.accumulate) accumulate_into(*t->second.accumulate, g);
+        for (const Target& target : t->second) {
+          const TensorRef& g = outs[target.output_nr];
+          if (!g) continue;
+          if (target.capture != SIZE_MAX) (*captured)[target.capture] = g;
+          if (target.accumulate) accumulate_into(*target.accumulate, g);
+        }
       }
       bool runs = is_leaf_sink ? !pruned || (accumulate_leaves && targets.count(n) > 0) : !pruned;
       for (const Edge& e : n->next) runs = runs || (!is_leaf_sink && e.node && needed[e.node.get()]);
       if (runs) {
         n->unpack_saved();
-        grads = n->apply(g);
+        grads = n->apply_outputs(outs);
         n->drop_unpacked();
         if (!keep_graph) n->release_saved();
       }
@@ -228,7 +243,7 @@ void run(const std::vector<Edge>& roots, std::vector<TensorRef> root_grads, bool
     for (size_t i = 0; i < n->next.size(); ++i) {
       const Edge& e = n->next[i];
       if (!e.node || !needed[e.node.get()]) continue;
-      if (i < grads.size() && grads[i]) add_to(e.node.get(), to_input(std::move(grads[i]), n->inputs[i]));
+      if (i < grads.size() && grads[i]) add_to(e, to_input(std::move(grads[i]), n->inputs[i]));
       if (--pending[e.node.get()] == 0) ready.push(e.node.get());
     }
   }
@@ -276,15 +291,17 @@ void refresh_view(tsr_tensor& t, AutogradMeta& m) {
   m.view_version = version(t);
   if (!requires_grad(base)) return;
   m.grad_fn = view_node(base, t);
+  m.output_nr = 0;
 }
 
 }  // namespace
 
 // ---- saved tensors -------------------------------------------------------------
 
-void SavedTensor::save(const tsr_tensor& t, bool is_output) {
+void SavedTensor::save(const tsr_tensor& t, bool is_output, uint32_t output_nr) {
   data_ = is_output ? detached(t) : TensorRef::share(const_cast<tsr_tensor*>(&t));
   version_ = version(t);
+  output_nr_ = output_nr;
   is_output_ = is_output;
   saved_ = true;
 }
@@ -299,9 +316,10 @@ TensorRef SavedTensor::unpack(Node& owner) const {
   const uint32_t now = version(*data_);
   if (now != version_) {
     std::string of;
-    if (is_output_) of = std::string(", which is output 0 of ") + owner.name() + ",";
+    if (is_output_) of = ", which is output " + std::to_string(output_nr_) + " of " + owner.name() + ",";
     else if (data_->autograd != nullptr && data_->autograd->grad_fn)
-      of = std::string(", which is output 0 of ") + data_->autograd->grad_fn->name() + ",";
+      of = ", which is output " + std::to_string(data_->autograd->output_nr) + " of " +
+           data_->autograd->grad_fn->name() + ",";
     fail(TSR_ERR_INVALID_ARGUMENT,
          "one of the variables needed for gradient computation has been modified by an inplace operation: [" +
              torch_type_name(*data_) + " " + format_list(data_->layout.shape.data(), data_->layout.ndim) + "]" + of +
@@ -313,7 +331,7 @@ TensorRef SavedTensor::unpack(Node& owner) const {
   // Creating a graph: the output as the node's result, so that formulas
   // reading it are differentiated through this node.
   TensorRef t = detached(*data_);
-  meta_of(*t).grad_fn = owner.shared_from_this();
+  set_history(*t, owner.shared_from_this(), output_nr_);
   return t;
 }
 
@@ -324,6 +342,15 @@ void SavedTensor::release() noexcept {
 }
 
 // ---- grad mode, flags, .grad ------------------------------------------------------
+
+// Note [Complex tensors and autograd]
+//   A complex tensor cannot require grad: PyTorch's convention (the
+//   gradient is dL/dz*, formulas with conjugates, and real-to-complex
+//   functions whose gradient takes the real part) is not implemented, so
+//   requires_grad on one fails, naming its dtype, rather than accept
+//   gradients that would be wrong. A complex result of a real tensor that
+//   requires grad (a cast, say) records NotImplementedBackward: its
+//   backward fails naming the function.
 
 AutogradMeta& meta_of(tsr_tensor& t) {
   if (t.autograd == nullptr) t.autograd = new AutogradMeta;
@@ -343,7 +370,11 @@ void set_requires_grad(tsr_tensor& t, bool value) {
     fail(TSR_ERR_INVALID_ARGUMENT,
          "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
          "subgraph that doesn't require differentiation use var_no_grad = var.detach().");
-  if (value && !tsr_dtype_is_floating(t.dtype) && !tsr_dtype_is_complex(t.dtype))
+  if (value && tsr_dtype_is_complex(t.dtype))  // Note [Complex tensors and autograd]
+    fail(TSR_ERR_TYPE, std::string("requires_grad on a ") + tsr_dtype_name(t.dtype) +
+                           " tensor: Tessera's autograd differentiates float16, bfloat16, float32 and float64 "
+                           "tensors only (complex gradients are not implemented)");
+  if (value && !tsr_dtype_is_floating(t.dtype))
     fail(TSR_ERR_TYPE, "only Tensors of floating point dtype can require gradients");
   if (!value && t.autograd == nullptr) return;
   meta_of(t).requires_grad = value;
@@ -411,12 +442,13 @@ int64_t register_hook(tsr_tensor& t, HookFn fn) {
   if (!requires_grad(t))
     fail(TSR_ERR_INVALID_ARGUMENT, "cannot register a hook on a tensor that doesn't require gradient");
   // A result's hooks live on its grad_fn, a leaf's on its accumulator.
-  const std::shared_ptr<Node> node = edge_of(t).node;
+  const Edge edge = edge_of(t);
+  const std::shared_ptr<Node>& node = edge.node;
   std::lock_guard<std::mutex> lock(t.autograd->mutex);
   if (!node->hooks) node->hooks = std::make_unique<HookList>();
   const int64_t id = g_next_hook.fetch_add(1);
   std::lock_guard<std::mutex> hooks_lock(node->hooks->mutex);
-  node->hooks->hooks.push_back(Hook{id, std::move(fn)});
+  node->hooks->hooks.push_back(Hook{id, std::move(fn), edge.input_nr});
   return id;
 }
 
@@ -467,7 +499,13 @@ void link(Node& node, std::span<const tsr_tensor* const> inputs) {
 
 void record(std::shared_ptr<Node> node, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& output) {
   link(*node, inputs);
-  meta_of(output).grad_fn = std::move(node);
+  set_history(output, std::move(node));
+}
+
+void set_history(tsr_tensor& t, std::shared_ptr<Node> node, uint32_t output_nr) {
+  AutogradMeta& m = meta_of(t);
+  m.grad_fn = std::move(node);
+  m.output_nr = output_nr;
 }
 
 // ---- in-place writes ----------------------------------------------------------------
@@ -490,7 +528,7 @@ InplaceWrite::InplaceWrite(tsr_tensor& target, std::initializer_list<const tsr_t
     GradModeGuard off(false);
     old_ = clone(target);
   }
-  if (std::shared_ptr<Node> fn = grad_fn(target)) meta_of(*old_).grad_fn = std::move(fn);
+  if (std::shared_ptr<Node> fn = grad_fn(target)) set_history(*old_, std::move(fn), target.autograd->output_nr);
 }
 
 void InplaceWrite::finish(const std::function<void(tsr_tensor& result)>& record_op) {
@@ -521,17 +559,19 @@ void backward(const std::vector<TensorRef>& outputs, const std::vector<TensorRef
   std::vector<Edge> roots;
   std::vector<TensorRef> grads;
   prepare_roots(outputs, grad_outputs, roots, grads);
-  std::unordered_map<Node*, Target> targets;
+  Targets targets;
   std::vector<Edge> keep;  // the targets' nodes, alive for the run
   for (size_t i = 0; i < inputs.size(); ++i) {
     tsr_tensor& t = *inputs[i];
     if (!requires_grad(t)) fail(TSR_ERR_INVALID_ARGUMENT, "can't retain_grad on Tensor that has requires_grad=False");
     keep.push_back(edge_of(t));
-    Target& target = targets[keep.back().node.get()];
+    Target target;
+    target.output_nr = keep.back().input_nr;
     if (!is_leaf(t)) {
       std::lock_guard<std::mutex> lock(t.autograd->mutex);
       target.accumulate = cell_of(*t.autograd);
     }
+    targets[keep.back().node.get()].push_back(std::move(target));
   }
   run(roots, std::move(grads), keeps_graph(options), options.create_graph, targets, true, nullptr);
 }
@@ -542,12 +582,15 @@ std::vector<TensorRef> grad(const std::vector<TensorRef>& outputs, const std::ve
   std::vector<TensorRef> grads;
   prepare_roots(outputs, grad_outputs, roots, grads);
   if (inputs.empty()) fail(TSR_ERR_INVALID_ARGUMENT, "grad requires at least one input tensor");
-  std::unordered_map<Node*, Target> targets;
+  Targets targets;
   std::vector<Edge> keep;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!requires_grad(*inputs[i])) fail(TSR_ERR_INVALID_ARGUMENT, "One of the differentiated Tensors does not require grad");
     keep.push_back(edge_of(*inputs[i]));
-    targets[keep.back().node.get()].capture.push_back(i);
+    Target target;
+    target.output_nr = keep.back().input_nr;
+    target.capture = i;
+    targets[keep.back().node.get()].push_back(std::move(target));
   }
   std::vector<TensorRef> result(inputs.size());
   run(roots, std::move(grads), keeps_graph(options), options.create_graph, targets, false, &result);

@@ -57,6 +57,17 @@
 //   require grad) do not know their base: writing into them rewrites the
 //   view alone. out= forms do not record: one whose inputs require grad
 //   fails with PyTorch's message.
+//
+// Note [Nodes of several outputs]
+//   A factorisation (qr, svd, eigh, slogdet) makes several results in one
+//   call, and its backward formula needs their gradients together (svd's
+//   mixes gU, gS and gVh). As in PyTorch, its results share one node: each
+//   records which output of it it is (AutogradMeta::output_nr), an edge to
+//   it names that output (Edge::input_nr), and the engine collects one
+//   gradient per output before the node runs (apply_outputs), leaving
+//   empty those no gradient reached. A hook of such a result sees its own
+//   output's gradient only. Every other node has one output, and its
+//   apply() gets that output's gradient.
 #pragma once
 
 #include <array>
@@ -75,7 +86,9 @@ namespace tessera::rt::autograd {
 
 struct Node;
 
-// Where a gradient goes: input `input_nr` of `node`.
+// Where a gradient goes: output `input_nr` of `node` (the gradient of the
+// node's output input_nr is an input of its backward; 0 but for the nodes
+// of several outputs).
 struct Edge {
   std::shared_ptr<Node> node;
   uint32_t input_nr = 0;
@@ -124,6 +137,7 @@ using HookFn = std::function<TensorRef(const TensorRef& grad)>;
 struct Hook {
   int64_t id = 0;
   HookFn fn;
+  uint32_t output_nr = 0;  // which output of the node the hooked tensor is
 };
 // Hooks, allocated on a node's first registration. The list is locked, so
 // a hook may be added to a node that already has some while another thread
@@ -137,7 +151,8 @@ struct HookList {
 // A saved tensor (Note [Saved tensors and versions]).
 class SavedTensor {
  public:
-  void save(const tsr_tensor& t, bool is_output);
+  // is_output: t is output `output_nr` of the node that saves it.
+  void save(const tsr_tensor& t, bool is_output, uint32_t output_nr = 0);
   // The tensor for the formula of `owner`; fails when it was freed or
   // written since it was saved.
   TensorRef unpack(Node& owner) const;
@@ -147,6 +162,7 @@ class SavedTensor {
  private:
   TensorRef data_;
   uint32_t version_ = 0;
+  uint32_t output_nr_ = 0;
   bool is_output_ = false;
   bool saved_ = false;
   bool released_ = false;
@@ -159,6 +175,11 @@ struct Node : std::enable_shared_from_this<Node> {
   // The gradients of the node's inputs (one per input; an empty TensorRef
   // where there is none) from the gradient of its output.
   virtual std::vector<TensorRef> apply(const TensorRef& grad_output) = 0;
+  // A node of several outputs (Note [Nodes of several outputs]) says how
+  // many and takes one gradient per output, an empty TensorRef for an
+  // output no gradient reached (at least one is set).
+  virtual uint32_t num_outputs() const { return 1; }
+  virtual std::vector<TensorRef> apply_outputs(std::vector<TensorRef>& grads) { return apply(grads[0]); }
   // Saved tensors: unpacked before apply, dropped after it, freed when the
   // graph is not retained.
   virtual void unpack_saved() {}
@@ -180,6 +201,7 @@ struct AutogradMeta {
   bool requires_grad = false;       // a leaf's flag (results: grad_fn set)
   bool retains_grad = false;
   std::shared_ptr<Node> grad_fn;    // the node that made this tensor; null for a leaf
+  uint32_t output_nr = 0;           // which output of grad_fn this tensor is
   std::shared_ptr<GradCell> cell;   // .grad, made on first use
   std::shared_ptr<Node> accumulator;  // a leaf's AccumulateGrad (holding its hooks), made on first use
   uint32_t view_version = 0;        // a view's: the storage's version when grad_fn was made (tsr_tensor::base)
@@ -255,6 +277,8 @@ inline bool should_record(std::initializer_list<const tsr_tensor*> inputs) noexc
 void link(Node& node, std::initializer_list<const tsr_tensor*> inputs);
 void link(Node& node, std::span<const tsr_tensor* const> inputs);
 void record(std::shared_ptr<Node> node, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& output);
+// t's history becomes output `output_nr` of `node`.
+void set_history(tsr_tensor& t, std::shared_ptr<Node> node, uint32_t output_nr = 0);
 // A view of t over the same storage without any record.
 TensorRef detached(const tsr_tensor& t);
 // Makes `out`, a view of `src`, hold its base (src's, or src).

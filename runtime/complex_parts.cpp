@@ -6,6 +6,7 @@
 // real further on.
 #include <string>
 
+#include "derivatives.hpp"
 #include "error.hpp"
 #include "ops.hpp"
 
@@ -14,7 +15,7 @@ namespace tessera::rt {
 TensorRef complex_part(const tsr_tensor& t, bool imag) {
   if (!tsr_dtype_is_complex(t.dtype)) {
     // The real part of a real tensor is the tensor (a view); it has no imaginary part.
-    if (!imag) return make_view(t, t.layout);
+    if (!imag) return autograd::view_of(t, [](const Layout& l) { return l; }, "AliasBackward0");
     fail(TSR_ERR_TYPE, std::string("imag is not defined for tensors of a real dtype (") + tsr_dtype_name(t.dtype) +
                            "); it is for complex64 and complex128");
   }
@@ -23,6 +24,10 @@ TensorRef complex_part(const tsr_tensor& t, bool imag) {
   part.offset = 2 * part.offset + (imag ? 1 : 0);
   TensorRef view = make_view(t, part);
   view->dtype = tsr_dtype_real(t.dtype);
+  // A complex tensor that requires grad was made from real ones (Note
+  // [Complex tensors and autograd]): its parts have no formula.
+  if (autograd::should_record({&t})) [[unlikely]]
+    autograd::record_unsupported(imag ? "imag" : "real", {&t}, *view);
   return view;
 }
 

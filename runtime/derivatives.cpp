@@ -30,6 +30,7 @@
 #include <string>
 
 #include "error.hpp"
+#include "formula_ops.hpp"
 #include "ops.hpp"
 #include "shape.hpp"
 
@@ -37,34 +38,14 @@ namespace tessera::rt::autograd {
 
 namespace {
 
-// Whether out gets a record: floating results do; complex ones get
-// NotImplementedBackward naming `what` (their formulas take conjugates: not
-// written yet); the others have no gradient.
-bool differentiable(const char* what, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& out);
+using namespace formula;
 
-TensorRef mul(const TensorRef& a, const TensorRef& b) { return binary(TSR_OP_MUL, *a, *b); }
-TensorRef div(const TensorRef& a, const TensorRef& b) { return binary(TSR_OP_DIV, *a, *b); }
-TensorRef neg(const TensorRef& a) { return unary(TSR_OP_NEG, *a); }
-TensorRef mul_scalar(const TensorRef& a, tsr_scalar s) { return binary_scalar(TSR_OP_MUL, *a, s, false); }
-TensorRef div_scalar(const TensorRef& a, tsr_scalar s) { return binary_scalar(TSR_OP_DIV, *a, s, false); }
-TensorRef add(const TensorRef& a, const TensorRef& b) { return binary(TSR_OP_ADD, *a, *b); }
-TensorRef sub(const TensorRef& a, const TensorRef& b) { return binary(TSR_OP_SUB, *a, *b); }
-TensorRef scalar_like(const TensorRef& t, double v) { return full(*t->rt, 0, nullptr, make_scalar(v), t->dtype, t->device); }
-TensorRef zeros_like(const TensorRef& t) {
-  return full(*t->rt, t->layout.ndim, t->layout.shape.data(), make_scalar(0.0), t->dtype, t->device);
-}
 // 1 / sqrt(t)
 TensorRef rsqrt(const TensorRef& t) { return binary_scalar(TSR_OP_DIV, *unary(TSR_OP_SQRT, *t), make_scalar(1.0), true); }
 // A comparison's mask as 0 and 1 in `dtype`.
 TensorRef mask(int32_t cmp, const TensorRef& a, const TensorRef& b, int32_t dtype) {
   return to(binary(cmp, *a, *b), dtype, a->device);
 }
-// Where cond, 0, else g (PyTorch's masked_fill: a NaN in g stays out of the masked places).
-TensorRef zero_where(const TensorRef& cond, const TensorRef& g) {
-  TensorRef zero = full(*g->rt, 0, nullptr, make_scalar(0.0), g->dtype, g->device);
-  return where(*cond, *zero, *g);
-}
-
 // The tensors a formula reads (Note [Saved tensors and versions]):
 // a, b and out hold them while apply runs.
 struct Saved : Node {
@@ -405,6 +386,61 @@ struct ReduceBackward final : Saved {
   }
 };
 
+// softmax and log_softmax along dim, fused (PyTorch's
+// _softmax_backward_data): out (g - sum(g out)), and g - exp(out) sum(g).
+struct SoftmaxBackward final : Saved {
+  int32_t dim = 0;
+  bool log = false;
+  const char* name() const override { return log ? "LogSoftmaxBackward0" : "SoftmaxBackward0"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    const TensorRef s = reduce(TSR_OP_SUM, *(log ? g : mul(g, out)), 1, &dim, true);
+    return {log ? sub(g, mul(unary(TSR_OP_EXP, *out), s)) : mul(out, sub(g, s))};
+  }
+};
+
+// logsumexp over the reduced dims: g exp(x - out), both spread back.
+struct LogsumexpBackward final : Saved {
+  std::array<bool, TSR_MAX_DIMS> reduced{};
+  const char* name() const override { return "LogsumexpBackward0"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    const InputMeta& in = inputs[0];
+    return {mul(spread(g, in, reduced), unary(TSR_OP_EXP, *sub(a, spread(out, in, reduced))))};
+  }
+};
+
+// vector_norm of order p (PyTorch 1.13's norm_backward, spread back over
+// the reduced dims): p = 0 no gradient; 1: sign(x) g; 2: g x / norm, 0
+// where the norm is; +-inf: g shared among the elements of |x| equal to
+// the norm (or NaN); other p: g sign(x) |x|^(p-1) / norm^(p-1), written
+// so that zeros give 0 rather than NaN as PyTorch's does.
+struct NormBackward final : Saved {
+  double p = 2;
+  Reduction r;
+  const char* name() const override { return "LinalgVectorNormBackward0"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    const InputMeta& in = inputs[0];
+    const TensorRef G = spread(g, in, r.reduced), N = spread(out, in, r.reduced);
+    if (p == 0) return {zeros_like(a)};
+    const TensorRef sign = math(TSR_MATH_SIGN, *a);
+    if (p == 1) return {mul(sign, G)};
+    const TensorRef norm_is_zero = binary(TSR_OP_EQ, *N, *scalar_like(N, 0.0));
+    if (p == 2) return {mul(G, zero_where(norm_is_zero, div(a, N)))};
+    const TensorRef abs = unary(TSR_OP_ABS, *a);
+    if (std::isinf(p)) {
+      const TensorRef hit = to(binary(TSR_OP_BITWISE_OR, *binary(TSR_OP_EQ, *abs, *N), *binary(TSR_OP_NE, *abs, *abs)),
+                               a->dtype, a->device);
+      return {mul(sign, mul(div(G, r.keep(TSR_OP_SUM, hit)), hit))};
+    }
+    const auto power = [](const TensorRef& t, double e) { return binary_scalar(TSR_OP_POW, *t, make_scalar(e), false); };
+    if (p < 1) {
+      const TensorRef scaled = mul(sign, zero_where(binary(TSR_OP_EQ, *a, *scalar_like(a, 0.0)), power(abs, p - 1)));
+      return {mul(mul(scaled, G), power(N, 1 - p))};
+    }
+    const TensorRef scaled = p < 2 ? mul(sign, power(abs, p - 1)) : mul(a, power(abs, p - 2));
+    return {mul(scaled, zero_where(norm_is_zero, div(G, power(N, p - 1))))};
+  }
+};
+
 // cumsum along dim: the reversed cumulative sum of g.
 struct CumsumBackward final : Node {
   int64_t dim;
@@ -449,6 +485,45 @@ TensorRef scatter_add_zeros(const InputMeta& shape, int64_t dim, const TensorRef
   return z;
 }
 
+// scatter_(dim, index, src) into self, recorded as if out of place:
+// self's gradient is g with the written places zeroed (scatter_add_: g
+// itself), src's the gather of g at index, padded with zeros where src is
+// larger than index (PyTorch's formulas). Advanced-indexing writes are
+// such scatters (bindings/python/tessera/_advanced.py).
+struct ScatterBackward final : formula::SavedNode<1> {  // t[0]: the index
+  int64_t dim = 0;
+  bool add = false;
+  const char* name() const override { return add ? "ScatterAddBackward0" : "ScatterBackward0"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    const TensorRef& index = t[0];
+    TensorRef gself, gsrc;
+    if (next[0].node) {
+      gself = g;
+      if (!add) {
+        TensorRef written = zeros_like(g);
+        const TensorRef ones = full(*g->rt, index->layout.ndim, index->layout.shape.data(), make_scalar(1.0), g->dtype,
+                                    g->device);
+        scatter_(*written, dim, *index, *ones, false);
+        gself = zero_where(binary(TSR_OP_NE, *written, *scalar_like(written, 0.0)), g);
+      }
+    }
+    if (next[1].node) {
+      gsrc = gather(*g, dim, *index);
+      const InputMeta& src = inputs[1];
+      for (int32_t k = 0; k < src.ndim && k < gsrc->layout.ndim; ++k) {
+        const int64_t have = gsrc->layout.shape[static_cast<size_t>(k)], want = src.shape[static_cast<size_t>(k)];
+        if (have >= want) continue;
+        std::vector<int64_t> pad(gsrc->layout.shape.begin(), gsrc->layout.shape.begin() + gsrc->layout.ndim);
+        pad[static_cast<size_t>(k)] = want - have;
+        const TensorRef zeros = zeros_of(*gsrc, static_cast<int32_t>(pad.size()), pad.data());
+        const tsr_tensor* parts[2] = {gsrc.get(), zeros.get()};
+        gsrc = concat(parts, k);
+      }
+    }
+    return {gself, gsrc};
+  }
+};
+
 // concat along dim: each input's slice of g (stack and roll are concats).
 struct CatBackward final : Node {
   int64_t dim;
@@ -486,17 +561,6 @@ struct MatmulBackward final : Saved {
     if (na == 2 && nb == 2) return "MmBackward0";
     return "UnsafeViewBackward0";
   }
-  static TensorRef mT(const TensorRef& t) {
-    return view_of(*t, [](const Layout& l) { return transpose(l, l.ndim - 2, l.ndim - 1); }, "TransposeBackward0");
-  }
-  static TensorRef unsqueezed(const TensorRef& t, int32_t dim) {
-    return view_of(*t, [&](const Layout& l) { return unsqueeze(l, dim < 0 ? dim + l.ndim + 1 : dim); },
-                   "UnsqueezeBackward0");
-  }
-  static TensorRef squeezed(const TensorRef& t, int32_t dim) {
-    return view_of(*t, [&](const Layout& l) { return squeeze_dim(l, dim < 0 ? dim + l.ndim : dim); },
-                   "SqueezeBackward1");
-  }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     const bool row = a->layout.ndim == 1, col = b->layout.ndim == 1;
     TensorRef A = row ? unsqueezed(a, 0) : a, B = col ? unsqueezed(b, -1) : b, G = g;
@@ -504,24 +568,16 @@ struct MatmulBackward final : Saved {
     if (row) G = unsqueezed(G, -2);
     TensorRef ga, gb;
     if (next[0].node) {
-      ga = matmul(*G, *mT(B));
+      ga = matmul(G, mT(B));
       if (row) ga = squeezed(ga, -2);
     }
     if (next[1].node) {
-      gb = matmul(*mT(A), *G);
+      gb = matmul(mT(A), G);
       if (col) gb = squeezed(gb, -1);
     }
     return {ga, gb};
   }
 };
-
-bool differentiable(const char* what, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& out) {
-  if (tsr_dtype_is_complex(out.dtype)) {
-    record(std::make_shared<NotImplementedBackward>(std::string(what)), inputs, out);
-    return false;
-  }
-  return tsr_dtype_is_floating(out.dtype);
-}
 
 // ---- copies and views -------------------------------------------------------
 
@@ -609,6 +665,14 @@ struct CopySlices final : Node {
 
 }  // namespace
 
+bool differentiable(const char* what, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& out) {
+  if (tsr_dtype_is_complex(out.dtype)) {
+    record(std::make_shared<NotImplementedBackward>(std::string(what)), inputs, out);
+    return false;
+  }
+  return tsr_dtype_is_floating(out.dtype);
+}
+
 void record_copy(const tsr_tensor& a, tsr_tensor& out, const char* name) {
   if (!differentiable(name, {&a}, out)) return;
   record(std::make_shared<CopyBackward>(name), {&a}, out);
@@ -651,7 +715,7 @@ std::shared_ptr<Node> view_node(tsr_tensor& base, const tsr_tensor& view) {
 void rebase_history(tsr_tensor& target, std::shared_ptr<Node> node) {
   AutogradMeta& m = meta_of(target);
   if (target.base == nullptr) {
-    m.grad_fn = std::move(node);
+    set_history(target, std::move(node));
     return;
   }
   tsr_tensor& base = *target.base;
@@ -663,9 +727,10 @@ void rebase_history(tsr_tensor& target, std::shared_ptr<Node> node) {
   written.dtype = target.dtype;
   written.device = target.device;
   copy_slices->next[1] = Edge{std::move(node), 0};
-  meta_of(base).grad_fn = std::move(copy_slices);
+  set_history(base, std::move(copy_slices));
   std::lock_guard<std::mutex> lock(m.mutex);
   m.grad_fn = view_node(base, target);
+  m.output_nr = 0;
   m.view_version = version(target);
 }
 
@@ -755,6 +820,29 @@ void record_math(int32_t fn, const tsr_tensor& a, tsr_tensor& out) {
          {&a}, out);
 }
 
+void record_softmax(const tsr_tensor& x, int32_t dim, bool log, tsr_tensor& out) {
+  if (!differentiable(log ? "log_softmax" : "softmax", {&x}, out)) return;
+  auto n = std::make_shared<SoftmaxBackward>();
+  n->dim = dim;
+  n->log = log;
+  record(saving(std::move(n), nullptr, nullptr, &out), {&x}, out);
+}
+
+void record_logsumexp(const tsr_tensor& x, const bool* reduced, tsr_tensor& out) {
+  if (!differentiable("logsumexp", {&x}, out)) return;
+  auto n = std::make_shared<LogsumexpBackward>();
+  std::copy(reduced, reduced + x.layout.ndim, n->reduced.begin());
+  record(saving(std::move(n), &x, nullptr, &out), {&x}, out);
+}
+
+void record_vector_norm(const tsr_tensor& x, double ord, const bool* reduced, tsr_tensor& out) {
+  if (!differentiable("linalg_vector_norm", {&x}, out)) return;
+  auto n = std::make_shared<NormBackward>();
+  n->p = ord;
+  n->r = Reduction(x, reduced);
+  record(saving(std::move(n), &x, nullptr, &out), {&x}, out);
+}
+
 void record_cumsum(const tsr_tensor& a, int64_t dim, tsr_tensor& out) {
   if (!differentiable("cumsum", {&a}, out)) return;
   auto n = std::make_shared<CumsumBackward>();
@@ -771,6 +859,16 @@ void record_gather(const tsr_tensor& x, int64_t dim, const TensorRef& index, tsr
   record(std::move(n), {&x}, out);
 }
 
+void record_scatter(const tsr_tensor& self, const tsr_tensor& src, int64_t dim, const tsr_tensor& index, bool add,
+                    tsr_tensor& out) {
+  if (!differentiable(add ? "scatter_add_" : "scatter_", {&self, &src}, out)) return;
+  auto n = std::make_shared<ScatterBackward>();
+  n->dim = dim;
+  n->add = add;
+  n->saved[0].save(index, false);
+  record(std::move(n), {&self, &src}, out);
+}
+
 void record_concat(std::span<const tsr_tensor* const> tensors, int64_t dim, tsr_tensor& out) {
   if (!tsr_dtype_is_floating(out.dtype) && !tsr_dtype_is_complex(out.dtype)) return;
   std::shared_ptr<Node> n;
@@ -782,7 +880,7 @@ void record_concat(std::span<const tsr_tensor* const> tensors, int64_t dim, tsr_
     n = std::move(cat);
   }
   link(*n, tensors);
-  meta_of(out).grad_fn = std::move(n);
+  set_history(out, std::move(n));
 }
 
 void record_matmul(const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out) {

@@ -11,6 +11,11 @@
 
 namespace tessera::rt::autograd {
 
+// Whether out gets a record: floating results do; complex ones record
+// NotImplementedBackward naming `what` (their formulas take conjugates: not
+// written); the others have no gradient.
+bool differentiable(const char* what, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& out);
+
 void record_binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out);
 // a (op) s, or s (op) a when reversed.
 void record_binary_scalar(int32_t op, const tsr_tensor& a, tsr_scalar s, bool reversed, tsr_tensor& out);
@@ -20,11 +25,20 @@ void record_where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor&
 // correction: VAR's and STD's.
 void record_reduce(int32_t op, const tsr_tensor& a, const bool* reduced, double correction, tsr_tensor& out);
 void record_math(int32_t fn, const tsr_tensor& a, tsr_tensor& out);
+// The fused formulas of softmax.cpp and vector_norm: dim wrapped;
+// reduced[d] whether input dim d was reduced.
+void record_softmax(const tsr_tensor& x, int32_t dim, bool log, tsr_tensor& out);
+void record_logsumexp(const tsr_tensor& x, const bool* reduced, tsr_tensor& out);
+void record_vector_norm(const tsr_tensor& x, double ord, const bool* reduced, tsr_tensor& out);
 void record_cumsum(const tsr_tensor& a, int64_t dim, tsr_tensor& out);
 // index: the int64 index tensor gather read (kept for the backward); name:
 // another node name (sort's values are x gathered at argsort's indices).
 void record_gather(const tsr_tensor& x, int64_t dim, const TensorRef& index, tsr_tensor& out,
                    const char* name = nullptr);
+// scatter_ (add: scatter_add_) of src at index along dim into self's old
+// values, out the written tensor (Note [In-place ops]).
+void record_scatter(const tsr_tensor& self, const tsr_tensor& src, int64_t dim, const tsr_tensor& index, bool add,
+                    tsr_tensor& out);
 void record_concat(std::span<const tsr_tensor* const> tensors, int64_t dim, tsr_tensor& out);
 void record_matmul(const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out);
 // out has a's values, maybe in another dtype, on another device or
@@ -46,6 +60,21 @@ void record_unsupported(const char* what, std::initializer_list<const tsr_tensor
 // storage (its input must not alias itself).
 enum class ViewKind { kPlain, kExpand, kStrided };
 void record_view(const tsr_tensor& a, tsr_tensor& out, const Layout& dense_view, const char* name, ViewKind kind);
+// Linear algebra (derivatives_linalg.cpp, Note [Linear algebra formulas]).
+// solve: a and b as given, A the matrix in the dtype the solve ran in,
+// vector: b was a vector right-hand side. svd, eigh: values_only when the
+// caller asked for the values alone (the vectors were computed for the
+// node, which keeps them).
+void record_linalg_cholesky(const tsr_tensor& a, bool upper, tsr_tensor& L);
+void record_linalg_inv(const tsr_tensor& a, tsr_tensor& x);
+void record_linalg_solve(const tsr_tensor& a, const tsr_tensor& b, const tsr_tensor& A, bool vector, tsr_tensor& x);
+void record_linalg_det(const tsr_tensor& a, tsr_tensor& det);
+void record_linalg_slogdet(const tsr_tensor& a, tsr_tensor& sign, tsr_tensor& logabsdet);
+void record_linalg_qr(const tsr_tensor& a, bool complete, tsr_tensor& q, tsr_tensor& r);
+void record_linalg_svd(const tsr_tensor& a, bool full_matrices, tsr_tensor& u, tsr_tensor& s, tsr_tensor& vh,
+                       bool values_only);
+void record_linalg_eigh(const tsr_tensor& a, tsr_tensor& w, tsr_tensor& v, bool values_only);
+void record_linalg_pinv(const tsr_tensor& a, tsr_tensor& p);
 // A function with no derivative formula yet (linear algebra, unique; issue
 // 33): constructed before the function runs, it turns recording off for
 // it; each floating result passed through it records
@@ -105,7 +134,9 @@ namespace tessera::rt::autograd {
 //                whose backward fails naming it (never a silent zero).
 //   Functions of the public API that are not ops (views, copies, concat,
 //   stack, flip, roll, tril/triu, take, sort's values) record through the
-//   ops and views they are built from, or through their own record_*.
+//   ops and views they are built from, or through their own record_*;
+//   each public function has its row in public_gradients.hpp (Note [Every
+//   public function has a gradient or a reason]).
 enum class Gradient : uint8_t { kFormula, kNone, kRefused, kPending };
 constexpr Gradient op_gradient(tsr_op op) {
   switch (op) {
@@ -114,7 +145,8 @@ constexpr Gradient op_gradient(tsr_op op) {
     case TSR_OP_SQRT: case TSR_OP_RELU: case TSR_OP_SIGMOID: case TSR_OP_TANH: case TSR_OP_WHERE: case TSR_OP_SUM:
     case TSR_OP_MEAN: case TSR_OP_MAX: case TSR_OP_MIN: case TSR_OP_MATMUL: case TSR_OP_MATH: case TSR_OP_ATAN2:
     case TSR_OP_REMAINDER: case TSR_OP_LOGADDEXP: case TSR_OP_PROD: case TSR_OP_VAR: case TSR_OP_STD:
-    case TSR_OP_CUMSUM: case TSR_OP_GATHER: case TSR_OP_SORT:
+    case TSR_OP_CUMSUM: case TSR_OP_GATHER: case TSR_OP_SORT: case TSR_OP_SCATTER: case TSR_OP_CHOLESKY: case TSR_OP_SOLVE:
+    case TSR_OP_QR: case TSR_OP_SVD: case TSR_OP_EIGH: case TSR_OP_INV:
       return Gradient::kFormula;
     case TSR_OP_FILL: case TSR_OP_EQ: case TSR_OP_NE: case TSR_OP_LT: case TSR_OP_LE: case TSR_OP_GT: case TSR_OP_GE:
     case TSR_OP_ARGMAX: case TSR_OP_ARANGE: case TSR_OP_LINSPACE: case TSR_OP_RAND_UNIFORM: case TSR_OP_RAND_NORMAL:
@@ -123,8 +155,7 @@ constexpr Gradient op_gradient(tsr_op op) {
       return Gradient::kNone;
     case TSR_OP_FLOOR_DIVIDE:
       return Gradient::kRefused;
-    case TSR_OP_SCATTER: case TSR_OP_CHOLESKY: case TSR_OP_LU: case TSR_OP_SOLVE: case TSR_OP_QR: case TSR_OP_SVD:
-    case TSR_OP_EIGH: case TSR_OP_INV:
+    case TSR_OP_LU:  // lu_factor's factors (det and slogdet through LU have formulas)
       return Gradient::kPending;
     case TSR_OP_COUNT: case TSR_OP_MAX_ENUM:
       break;

@@ -7,10 +7,12 @@
 // as torch.linalg's own error checks do. det and slogdet come from LU: U's diagonal and the pivots' parity, reduced
 // on the device. Matrices with a dim of 0, and empty batches, never reach a
 // kernel: their results (empty, or the identity and 1) are written here.
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "derivatives.hpp"
 #include "error.hpp"
 #include "ops.hpp"
 #include "promotion.hpp"
@@ -35,6 +37,15 @@ const char* torch_type_name(int32_t dtype) {
     case TSR_COMPLEX128: return "ComplexDouble";
     default: return tsr_dtype_name(dtype);
   }
+}
+
+// An order as PyTorch prints it in messages: "inf", "-1", "0.5".
+std::string format_order(double ord) {
+  if (std::isinf(ord)) return ord > 0 ? "inf" : "-inf";
+  std::string s = std::to_string(ord);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
 }
 
 // A stack of matrices: the batch dims (all but the last two) and m x n.
@@ -161,7 +172,26 @@ TensorRef pivot_sign(const tsr_tensor& a, const tsr_tensor& pivots, int64_t n) {
 
 }  // namespace
 
+// The computations, without records (defined below their recording twins).
+static TensorRef cholesky_of(const tsr_tensor& a, bool upper);
+static void lu_factor_of(const tsr_tensor& a, TensorRef* lu_out, TensorRef* pivots);
+static void slogdet_of(const tsr_tensor& a, TensorRef* sign, TensorRef* logabsdet, TensorRef* det);
+static void qr_of(const tsr_tensor& a, bool complete, TensorRef* q, TensorRef* r);
+static void svd_of(const tsr_tensor& a, bool full_matrices, TensorRef* u, TensorRef* sv, TensorRef* vh);
+static void eigh_of(const tsr_tensor& a, TensorRef* w, TensorRef* v);
+
+// Each function computes with grad mode off, then records its node when
+// its input requires grad (derivatives_linalg.cpp).
+
 TensorRef linalg_cholesky(const tsr_tensor& a, bool upper) {
+  const bool records = autograd::should_record({&a});
+  const autograd::GradModeGuard off(false);
+  TensorRef out = cholesky_of(a, upper);
+  if (records) autograd::record_linalg_cholesky(a, upper, *out);
+  return out;
+}
+
+TensorRef cholesky_of(const tsr_tensor& a, bool upper) {
   const std::string fn = "linalg.cholesky";
   const Stack s = check_stack(a, fn, true);
   TensorRef out = new_tensor(a, s.shape({s.n, s.n}), a.dtype);
@@ -176,6 +206,12 @@ TensorRef linalg_cholesky(const tsr_tensor& a, bool upper) {
 }
 
 void linalg_lu_factor(const tsr_tensor& a, TensorRef* lu_out, TensorRef* pivots) {
+  const autograd::NoFormulaYet pending("linalg_lu_factor", a);
+  lu_factor_of(a, lu_out, pivots);
+  *lu_out = pending(std::move(*lu_out));
+}
+
+void lu_factor_of(const tsr_tensor& a, TensorRef* lu_out, TensorRef* pivots) {
   const std::string fn = "torch.linalg.lu_factor";
   const Stack s = check_stack(a, fn, false);
   if (s.count() == 0 || s.m == 0 || s.n == 0) {
@@ -210,6 +246,8 @@ TensorRef linalg_solve(const tsr_tensor& a_in, const tsr_tensor& b_in) {
     for (int32_t k = 0; k < lb.ndim; ++k) vector = vector && lb.shape[static_cast<size_t>(k)] == a->layout.shape[static_cast<size_t>(k)];
   }
   if (lb.ndim == 0) fail(TSR_ERR_SHAPE, fn + ": The input tensor B must have at least 1 dimensions.");
+  const bool records = autograd::should_record({&a_in, &b_in});
+  const autograd::GradModeGuard off(false);
   if (vector) {
     std::vector<int64_t> shape(lb.shape.begin(), lb.shape.begin() + lb.ndim);
     shape.push_back(1);
@@ -231,26 +269,47 @@ TensorRef linalg_solve(const tsr_tensor& a_in, const tsr_tensor& b_in) {
     run_linalg(TSR_OP_SOLVE, s, *a, b.get(), *x, {info.get()}, {});
     check_info(*info, s, "torch.linalg.solve", [](int32_t) { return std::string("The solver failed because the input matrix is singular."); });
   }
-  if (!vector) return x;
-  const std::vector<int64_t> shape = s.shape({s.n});
-  return make_view(*x, view(x->layout, static_cast<int32_t>(shape.size()), shape.data()));
+  if (vector) {
+    const std::vector<int64_t> shape = s.shape({s.n});
+    x = make_view(*x, view(x->layout, static_cast<int32_t>(shape.size()), shape.data()));
+  }
+  if (records) autograd::record_linalg_solve(a_in, b_in, *a, vector, *x);
+  return x;
 }
 
 TensorRef linalg_inv(const tsr_tensor& a) {
   const std::string fn = "linalg.inv";
   const Stack s = check_stack(a, fn, true);
+  const bool records = autograd::should_record({&a});
+  const autograd::GradModeGuard off(false);
   TensorRef x = new_tensor(a, s.shape({s.n, s.n}), a.dtype);
-  if (s.count() == 0 || s.n == 0) return x;
-  TensorRef info = info_tensor(a, s);
-  run_linalg(TSR_OP_INV, s, a, nullptr, *x, {info.get()}, {});
-  check_info(*info, s, fn, [](int32_t k) {
-    return "The diagonal element " + std::to_string(k) +
-           " is zero, the inversion could not be completed because the input matrix is singular.";
-  });
+  if (s.count() > 0 && s.n > 0) {
+    TensorRef info = info_tensor(a, s);
+    run_linalg(TSR_OP_INV, s, a, nullptr, *x, {info.get()}, {});
+    check_info(*info, s, fn, [](int32_t k) {
+      return "The diagonal element " + std::to_string(k) +
+             " is zero, the inversion could not be completed because the input matrix is singular.";
+    });
+  }
+  if (records) autograd::record_linalg_inv(a, *x);
   return x;
 }
 
 void linalg_slogdet(const tsr_tensor& a, TensorRef* sign, TensorRef* logabsdet, TensorRef* det) {
+  const bool records = autograd::should_record({&a});
+  const autograd::GradModeGuard off(false);
+  TensorRef own_sign, own_logabsdet;  // both, for slogdet's node
+  if (records && det == nullptr) {
+    if (sign == nullptr) sign = &own_sign;
+    if (logabsdet == nullptr) logabsdet = &own_logabsdet;
+  }
+  slogdet_of(a, sign, logabsdet, det);
+  if (!records) return;
+  if (det != nullptr) autograd::record_linalg_det(a, **det);
+  else autograd::record_linalg_slogdet(a, **sign, **logabsdet);
+}
+
+void slogdet_of(const tsr_tensor& a, TensorRef* sign, TensorRef* logabsdet, TensorRef* det) {
   const std::string fn = det != nullptr ? "linalg.det" : "linalg.slogdet";
   const Stack s = check_stack(a, fn, true);
   if (s.count() == 0 || s.n == 0) {  // the empty product: det 1, sign 1, log 0
@@ -277,6 +336,13 @@ void linalg_slogdet(const tsr_tensor& a, TensorRef* sign, TensorRef* logabsdet, 
 }
 
 void linalg_qr(const tsr_tensor& a, bool complete, TensorRef* q, TensorRef* r) {
+  const bool records = autograd::should_record({&a});
+  const autograd::GradModeGuard off(false);
+  qr_of(a, complete, q, r);
+  if (records) autograd::record_linalg_qr(a, complete, **q, **r);
+}
+
+void qr_of(const tsr_tensor& a, bool complete, TensorRef* q, TensorRef* r) {
   const Stack s = check_stack(a, "linalg.qr", false);
   const int64_t k = std::min(s.m, s.n), c = complete ? s.m : k;
   *q = new_tensor(a, s.shape({s.m, c}), a.dtype);
@@ -290,6 +356,20 @@ void linalg_qr(const tsr_tensor& a, bool complete, TensorRef* q, TensorRef* r) {
 }
 
 void linalg_svd(const tsr_tensor& a, bool full_matrices, TensorRef* u, TensorRef* sv, TensorRef* vh) {
+  const bool records = autograd::should_record({&a});
+  const autograd::GradModeGuard off(false);
+  const bool values_only = u == nullptr;
+  TensorRef own_u, own_vh;  // the vectors the derivative of the values needs
+  if (records && values_only) {
+    u = &own_u;
+    vh = &own_vh;
+    full_matrices = false;
+  }
+  svd_of(a, full_matrices, u, sv, vh);
+  if (records) autograd::record_linalg_svd(a, full_matrices, **u, **sv, **vh, values_only);
+}
+
+void svd_of(const tsr_tensor& a, bool full_matrices, TensorRef* u, TensorRef* sv, TensorRef* vh) {
   const std::string fn = "linalg.svd";
   const Stack s = check_stack(a, fn, false);
   const bool vectors = u != nullptr;
@@ -328,6 +408,16 @@ void linalg_svd(const tsr_tensor& a, bool full_matrices, TensorRef* u, TensorRef
 }
 
 void linalg_eigh(const tsr_tensor& a, TensorRef* w, TensorRef* v) {
+  const bool records = autograd::should_record({&a});
+  const autograd::GradModeGuard off(false);
+  const bool values_only = v == nullptr;
+  TensorRef own_v;  // the vectors the derivative of the values needs
+  if (records && values_only) v = &own_v;
+  eigh_of(a, w, v);
+  if (records) autograd::record_linalg_eigh(a, **w, **v, values_only);
+}
+
+void eigh_of(const tsr_tensor& a, TensorRef* w, TensorRef* v) {
   const std::string fn = "linalg.eigh";
   const Stack s = check_stack(a, fn, true);
   *w = new_tensor(a, s.shape({s.n}), tsr_dtype_real(a.dtype));
@@ -340,6 +430,106 @@ void linalg_eigh(const tsr_tensor& a, TensorRef* w, TensorRef* v) {
     return "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
            "eigenvalues (error code: " + std::to_string(k) + ").";
   });
+}
+
+}  // namespace tessera::rt
+
+namespace tessera::rt {
+
+TensorRef linalg_vector_norm(const tsr_tensor& x, double ord, int32_t num_dims, const int32_t* dims, bool keepdim) {
+  const std::string fn = "linalg.vector_norm";
+  if (!tsr_dtype_is_floating(x.dtype) && !tsr_dtype_is_complex(x.dtype))
+    fail(TSR_ERR_TYPE, fn + ": Expected a floating point or complex tensor as input. Got " + torch_type_name(x.dtype));
+  if (num_dims == 0) dims = nullptr;
+  bool reduced[TSR_MAX_DIMS] = {};
+  bool reduces_empty = false;  // over a dim of size 0 (or all dims of an empty x)
+  for (int32_t d = 0; d < x.layout.ndim; ++d) reduced[d] = dims == nullptr;
+  for (int32_t i = 0; dims != nullptr && i < num_dims; ++i) reduced[wrap_dim(dims[i], x.layout.ndim)] = true;
+  for (int32_t d = 0; d < x.layout.ndim; ++d) reduces_empty = reduces_empty || (reduced[d] && x.layout.shape[d] == 0);
+  if (reduces_empty && (ord < 0 || std::isinf(ord)))
+    fail(TSR_ERR_INVALID_ARGUMENT, fn + " cannot compute the " + format_order(ord) +
+                                       " norm on an empty tensor because the operation does not have an identity");
+  const bool records = autograd::should_record({&x});
+  const autograd::GradModeGuard off(false);
+  TensorRef abs = unary(TSR_OP_ABS, x);  // |z| of a complex x, in the real dtype
+  TensorRef out;
+  if (std::isinf(ord)) {
+    out = reduce(ord > 0 ? TSR_OP_MAX : TSR_OP_MIN, *abs, num_dims, dims, keepdim);
+  } else if (ord == 0) {
+    out = to(reduce(TSR_OP_SUM, *binary_scalar(TSR_OP_NE, *abs, make_scalar(0.0), false), num_dims, dims, keepdim),
+             abs->dtype, x.device);
+  } else if (ord == 1) {
+    out = reduce(TSR_OP_SUM, *abs, num_dims, dims, keepdim);
+  } else if (ord == 2) {
+    out = unary(TSR_OP_SQRT, *reduce(TSR_OP_SUM, *binary(TSR_OP_MUL, *abs, *abs), num_dims, dims, keepdim));
+  } else {
+    TensorRef powers = binary_scalar(TSR_OP_POW, *abs, make_scalar(ord), false);
+    out = binary_scalar(TSR_OP_POW, *reduce(TSR_OP_SUM, *powers, num_dims, dims, keepdim), make_scalar(1.0 / ord), false);
+  }
+  if (records) autograd::record_vector_norm(x, ord, reduced, *out);
+  return out;
+}
+
+}  // namespace tessera::rt
+
+namespace tessera::rt {
+
+namespace {
+// The conjugate transpose of the last two dims (of a real matrix, its transpose): a view, or a conjugated copy.
+TensorRef mH(const TensorRef& t) {
+  TensorRef v = make_view(*t, transpose(t->layout, -2, -1));
+  return tsr_dtype_is_complex(t->dtype) ? math(TSR_MATH_CONJ, *v) : v;
+}
+// v [..] or 0-d as a value per matrix of a stack of vectors [.., k]: [.., 1].
+TensorRef per_vector(const tsr_tensor& v) { return make_view(v, unsqueeze(v.layout, v.layout.ndim)); }
+}  // namespace
+
+TensorRef linalg_pinv(const tsr_tensor& a, const tsr_tensor* atol, const tsr_tensor* rtol, bool hermitian) {
+  const std::string fn = "linalg.pinv";
+  const Stack s = check_stack(a, fn, false);  // hermitian: eigh checks that the matrices are square
+  for (const tsr_tensor* tol : {atol, rtol})
+    if (tol != nullptr) {
+      check_same_device(a, *tol);
+      if (tsr_dtype_is_complex(tol->dtype)) fail(TSR_ERR_TYPE, fn + ": atol and rtol must be real tensors");
+    }
+  const bool records = autograd::should_record({&a});
+  const autograd::GradModeGuard off(false);
+  const int32_t real = tsr_dtype_real(a.dtype);
+  // Values (singular values, or eigenvalues) and the vectors either side.
+  TensorRef values, left, right, largest;
+  if (hermitian) {
+    eigh_of(a, &values, &left);
+    right = mH(left);
+    const int64_t k = s.n;
+    TensorRef abs = unary(TSR_OP_ABS, *values);
+    TensorRef first = make_view(*abs, slice(abs->layout, -1, 0, std::min<int64_t>(k, 1), 1));
+    TensorRef last = make_view(*abs, slice(abs->layout, -1, std::max<int64_t>(k - 1, 0), k, 1));
+    largest = binary(TSR_OP_MAXIMUM, *first, *last);  // ascending: at one end
+  } else {
+    svd_of(a, false, &left, &values, &right);
+    largest = make_view(*values, slice(values->layout, -1, 0, 1, 1));  // descending: the first
+  }
+  // max(atol, rtol * largest), rtol by default eps * max(m, n) (0 where a positive atol is given).
+  const double eps = real == TSR_FLOAT32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+  const double default_rtol = eps * static_cast<double>(std::max(s.m, s.n));
+  TensorRef r;
+  if (rtol != nullptr) r = per_vector(*to(TensorRef::share(const_cast<tsr_tensor*>(rtol)), real, a.device));
+  else if (atol != nullptr)
+    r = binary_scalar(TSR_OP_MUL, *to(binary_scalar(TSR_OP_LE, *per_vector(*atol), make_scalar(0.0), false), real, a.device),
+                      make_scalar(default_rtol), false);
+  else r = full(*a.rt, 0, nullptr, make_scalar(default_rtol), real, a.device);
+  TensorRef cutoff = binary(TSR_OP_MUL, *r, *largest);
+  if (atol != nullptr)
+    cutoff = binary(TSR_OP_MAXIMUM, *cutoff, *to(per_vector(*atol), real, a.device));
+  TensorRef kept = binary(TSR_OP_GT, *unary(TSR_OP_ABS, *values), *cutoff);
+  TensorRef zero = full(*a.rt, 0, nullptr, make_scalar(0.0), real, a.device);
+  TensorRef inverses = where(*kept, *binary_scalar(TSR_OP_DIV, *values, make_scalar(1.0), true), *zero);
+  // hermitian: (V * w_inv) V^H; else Vh^H (S_inv U^H).
+  TensorRef out = hermitian
+                      ? matmul(*binary(TSR_OP_MUL, *left, *make_view(*inverses, unsqueeze(inverses->layout, -2))), *right)
+                      : matmul(*mH(right), *binary(TSR_OP_MUL, *per_vector(*inverses), *mH(left)));
+  if (records) autograd::record_linalg_pinv(a, *out);
+  return out;
 }
 
 }  // namespace tessera::rt

@@ -123,6 +123,17 @@ void linalg_svd(const tsr_tensor& a, bool full_matrices, TensorRef* u, TensorRef
 // v null: the eigenvalues alone.
 void linalg_eigh(const tsr_tensor& a, TensorRef* w, TensorRef* v);
 
+// torch.linalg.pinv; atol, rtol null for torch's defaults, else tolerances per matrix ([..] or 0-d).
+TensorRef linalg_pinv(const tsr_tensor& a, const tsr_tensor* atol, const tsr_tensor* rtol, bool hermitian);
+// The ord-norm of x over dims (num_dims 0: all): torch.linalg.vector_norm.
+TensorRef linalg_vector_norm(const tsr_tensor& x, double ord, int32_t num_dims, const int32_t* dims, bool keepdim);
+
+// ---- softmax.cpp (ABI 1.9) -------------------------------------------------------
+// softmax (log: log_softmax) of floating x along dim.
+TensorRef softmax(const tsr_tensor& x, int64_t dim, bool log);
+// log(sum(exp(x))) over dims (num_dims 0: all), stable.
+TensorRef logsumexp(const tsr_tensor& x, int32_t num_dims, const int32_t* dims, bool keepdim);
+
 // ---- math.cpp ------------------------------------------------------------------
 // MATH's function fn (enum tsr_math_fn) of a, any dtype but bool.
 TensorRef math(int32_t fn, const tsr_tensor& a);

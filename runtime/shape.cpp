@@ -330,6 +330,29 @@ Layout select(const Layout& l, int64_t dim, int64_t index) {
   return r;
 }
 
+Layout diagonal(const Layout& l, int64_t offset, int64_t dim1, int64_t dim2) {
+  const int32_t d1 = wrap_dim(dim1, l.ndim), d2 = wrap_dim(dim2, l.ndim);
+  if (d1 == d2) fail(TSR_ERR_INVALID_ARGUMENT, "diagonal dimensions cannot be identical " + num(dim1) + ", " + num(dim2));
+  int64_t size = 0, start = l.offset;
+  if (offset >= 0) {
+    size = std::max<int64_t>(std::min(l.shape[d1], l.shape[d2] - offset), 0);
+    if (size > 0) start += offset * l.strides[d2];
+  } else {
+    size = std::max<int64_t>(std::min(l.shape[d1] + offset, l.shape[d2]), 0);
+    if (size > 0) start -= offset * l.strides[d1];
+  }
+  Layout r;
+  for (int32_t d = 0; d < l.ndim; ++d) {
+    if (d == d1 || d == d2) continue;
+    r.shape[r.ndim] = l.shape[d];
+    r.strides[r.ndim++] = l.strides[d];
+  }
+  r.shape[r.ndim] = size;
+  r.strides[r.ndim++] = l.strides[d1] + l.strides[d2];
+  r.offset = start;
+  return r;
+}
+
 Layout unsqueeze(const Layout& l, int64_t dim) {
   const int32_t d = wrap_dim(dim, l.ndim + 1);
   check_ndim(l.ndim + 1);

@@ -70,6 +70,11 @@ Layout slice(const Layout& l, int64_t dim, int64_t start, int64_t stop, int64_t 
 // x[..., index, ...] on dim (removes it); a negative index counts from the end.
 Layout select(const Layout& l, int64_t dim, int64_t index);
 
+// x.diagonal(offset, dim1, dim2): dims dim1 and dim2 removed, the diagonal
+// `offset` (> 0 above the main one) of the matrices they held as the last
+// dim (PyTorch 1.13's rules and messages).
+Layout diagonal(const Layout& l, int64_t offset, int64_t dim1, int64_t dim2);
+
 Layout unsqueeze(const Layout& l, int64_t dim);
 // Removes dim when its size is 1, else returns l unchanged.
 Layout squeeze_dim(const Layout& l, int64_t dim);

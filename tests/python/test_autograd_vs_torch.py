@@ -9,17 +9,13 @@ The same cases run on the CPU here, and on the emulated CUDA device and the
 arena plugin's device (a device with primitives only, whose memory the host
 cannot address) in subprocesses with their own configs: main(device)
 prints one line per failure."""
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 import torch
 
 import tessera as ts
 
-from devices import arena_config, needs_arena, needs_emulator
+from grad_cases import derivatives, device_tests, differences, report
 
 torch.set_num_threads(2)
 
@@ -187,28 +183,6 @@ def _bases(name, variant, n, domain, seed):
     return [_data(rng, shapes[i], domain) for i in range(n)]
 
 
-def _values(t):
-    if isinstance(t, torch.Tensor):
-        return t.detach().numpy()
-    return np.array(t.detach().cpu().tolist(), dtype=np.float64).reshape(tuple(t.shape))
-
-
-def _first_and_second(m, f, leaves, seen, weights, second):
-    out = f(m, *seen)
-    w = torch.tensor(weights) if m is torch else ts.tensor(np.array(weights), dtype=ts.float64,
-                                                           device=leaves[0].device)
-    grads = m.autograd.grad(out, leaves, w, create_graph=second, allow_unused=True)
-    firsts = [None if g is None else _values(g) for g in grads]
-    seconds = None
-    if second:
-        used = [(leaf, g) for leaf, g in zip(leaves, grads) if g is not None and g.requires_grad]
-        if used:
-            total = sum((g * g).sum() for _, g in used)
-            seconds = [None if g is None else _values(g)
-                       for g in m.autograd.grad(total, [leaf for leaf, _ in used], allow_unused=True)]
-    return out, firsts, seconds
-
-
 def cases():
     for name, (_, n, _, _) in FUNCTIONS.items():
         for variant in VARIANTS:
@@ -237,22 +211,12 @@ def check(name, variant, device="cpu", seed=0):
         return "torch raised, tessera did not"
     weights = np.random.default_rng(seed + 1).standard_normal(tuple(t_out.shape))
     second = not linear
-    _, want1, want2 = _first_and_second(torch, f, t_leaves, t_seen, weights, second)
+    _, want1, want2 = derivatives(torch, f, t_leaves, t_seen, weights, second)
     s_leaves, s_seen = _inputs(ts, bases, variant, device)
-    s_out, got1, got2 = _first_and_second(ts, f, s_leaves, s_seen, weights, second)
+    s_out, got1, got2 = derivatives(ts, f, s_leaves, s_seen, weights, second)
     if tuple(s_out.shape) != tuple(t_out.shape):
         return "output shape %s, torch %s" % (tuple(s_out.shape), tuple(t_out.shape))
-    for order, got, want in (("first", got1, want1), ("second", got2, want2)):
-        if want is None:
-            continue
-        if got is None or len(got) != len(want):
-            return "%s derivatives: %r, torch %r" % (order, got, want)
-        for i, (g, w) in enumerate(zip(got, want)):
-            if (g is None) != (w is None):
-                return "%s derivative of input %d: %r, torch %r" % (order, i, g, w)
-            if g is not None and (g.shape != w.shape or not np.allclose(g, w, rtol=1e-10, atol=1e-12, equal_nan=True)):
-                return "%s derivative of input %d:\n%s\ntorch:\n%s" % (order, i, g, w)
-    return None
+    return differences(got1, got2, want1, want2, rtol=1e-10, atol=1e-12)
 
 
 CASES = list(cases())
@@ -301,31 +265,8 @@ def test_gradcheck_finds_a_wrong_gradient():
 
 
 def main(device):
-    """Every case on `device`; one line per failure (run in a subprocess)."""
-    for name, variant in CASES:
-        try:
-            failure = check(name, variant, device)
-        except Exception as e:  # noqa: BLE001  (reported, not raised: the parent shows them all)
-            failure = "%s: %s" % (type(e).__name__, e)
-        if failure is not None:
-            print("%s-%s on %s: %s" % (name, variant, device, failure.splitlines()[0]))
+    report(check, CASES, device)
 
 
-def _on_device(config, device):
-    env = dict(os.environ, TESSERA_CONFIG=config, TESSERA_LOG_LEVEL="error")
-    here = os.path.dirname(os.path.abspath(__file__))
-    script = "import sys; sys.path.insert(0, %r); import test_autograd_vs_torch as t; t.main(%r)" % (here, device)
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.splitlines()
-
-
-@needs_emulator
-def test_gradients_match_torch_on_the_emulated_cuda_device():
-    assert _on_device(os.environ["TESSERA_TEST_CUDA_EMU_CONFIG"], "cuda:0") == []
-
-
-@needs_arena
-def test_gradients_match_torch_on_the_arena_device(tmp_path):
-    path = arena_config(tmp_path, 67108864)
-    assert _on_device(str(path), "arena:0") == []
+test_gradients_match_torch_on_the_emulated_cuda_device, test_gradients_match_torch_on_the_arena_device = \
+    device_tests('test_autograd_vs_torch')

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tessera/autograd.h — gradients (public API, ABI 1.8).
  *
- * Included by tessera.h. PyTorch 1.13's autograd, in C: a floating or
- * complex tensor may require grad; while grad mode is on, every
+ * Included by tessera.h. PyTorch 1.13's autograd, in C: a floating-point
+ * tensor (float16, bfloat16, float32, float64; not complex) may require
+ * grad; while grad mode is on, every
  * differentiable function of such tensors records how it made its result,
  * and tsr_backward / tsr_grad run that record backwards. The formulas are
  * the runtime's own functions on the tensors' devices, so a tensor of any
@@ -63,8 +64,9 @@ TSR_API int32_t tsr_set_grad_enabled(int32_t enabled);
 /* 1 when t requires grad (a leaf with the flag, or a recorded result). */
 TSR_API int32_t tsr_tensor_requires_grad(const struct tsr_tensor* t);
 /* requires_grad_: sets a leaf's flag. TSR_ERR_TYPE for a dtype that is not
- * floating or complex ("only Tensors of floating point and complex dtype
- * can require gradients"); TSR_ERR_INVALID_ARGUMENT for a non-leaf. */
+ * floating ("only Tensors of floating point dtype can require gradients")
+ * and for a complex one (complex gradients are not implemented: the
+ * message says so); TSR_ERR_INVALID_ARGUMENT for a non-leaf. */
 TSR_API tsr_status tsr_tensor_set_requires_grad(struct tsr_tensor* t, int32_t requires_grad);
 /* 1 for a leaf: no grad_fn (PyTorch's is_leaf). */
 TSR_API int32_t tsr_tensor_is_leaf(const struct tsr_tensor* t);

@@ -352,6 +352,11 @@ TSR_API tsr_status tsr_flatten(tsr_tensor* t, int32_t start_dim, int32_t end_dim
 /* A view with any shape, strides (>= 0, elements) and offset that stays inside the storage. */
 TSR_API tsr_status tsr_as_strided(tsr_tensor* t, int32_t ndim, const int64_t* shape,
                                   const int64_t* strides, int64_t offset, tsr_tensor** out);
+/* Since ABI 1.9: x.diagonal(offset, dim1, dim2), torch's: dims dim1 and
+ * dim2 removed, the diagonal `offset` (> 0 above the main one, < 0 below)
+ * of the matrices they held as a new last dim (empty when the offset is
+ * past the matrix). */
+TSR_API tsr_status tsr_diagonal(tsr_tensor* x, int64_t offset, int32_t dim1, int32_t dim2, tsr_tensor** out);
 
 /* ---- copies ----------------------------------------------------------------- */
 
@@ -584,6 +589,37 @@ TSR_API tsr_status tsr_linalg_svd(tsr_tensor* a, int32_t full_matrices, tsr_tens
  * eigenvectors (the columns of [.., n, n]) of symmetric (complex: Hermitian)
  * a, read from its lower triangle; eigenvectors may be NULL (eigvalsh). */
 TSR_API tsr_status tsr_linalg_eigh(tsr_tensor* a, tsr_tensor** eigenvalues, tsr_tensor** eigenvectors);
+/* Since ABI 1.9: torch.linalg.vector_norm: (sum |x|^ord)^(1/ord) over
+ * `dims` (num_dims entries, or num_dims 0: all), keepdim as tsr_reduce;
+ * ord = +-INFINITY the max / min of |x|, ord 0 the count of nonzeros.
+ * Floating or complex x (the norm of a complex x is real). An empty x
+ * refuses ord < 0 and +-INFINITY (no identity), as torch. Its gradient is
+ * PyTorch's (0 where the norm is 0; the max shared among ties). */
+TSR_API tsr_status tsr_linalg_vector_norm(tsr_tensor* x, double ord, int32_t num_dims, const int32_t* dims,
+                                          int32_t keepdim, tsr_tensor** out);
+
+/* Since ABI 1.9: torch.linalg.pinv: the pseudo-inverse [.., n, m] of a
+ * [.., m, n] from its SVD (hermitian != 0: from its eigendecomposition, a
+ * read as symmetric from its lower triangle), the singular values (or
+ * |eigenvalues|) at or below max(atol, rtol * the largest) taken as 0.
+ * atol and rtol are borrowed tensors of a's batch shape (or 0-d), or NULL
+ * for torch's defaults: atol 0, rtol eps * max(m, n) (0 where atol is
+ * given and positive). Its gradient is torch's pinv_backward. */
+TSR_API tsr_status tsr_linalg_pinv(tsr_tensor* a, tsr_tensor* atol, tsr_tensor* rtol, int32_t hermitian,
+                                   tsr_tensor** out);
+
+/* ---- the softmax family (since ABI 1.9) ------------------------------------ */
+
+/* softmax and log_softmax of floating x along `dim` (torch.softmax,
+ * torch.log_softmax), and logsumexp over `dims` (num_dims 0: all; keepdim
+ * as tsr_reduce): computed with the max subtracted first, so that large
+ * values do not overflow; a row of -inf gives NaN (softmax) as torch's.
+ * Integer x is TSR_ERR_TYPE: cast it first. Their gradients are fused
+ * (one node each). */
+TSR_API tsr_status tsr_softmax(tsr_tensor* x, int64_t dim, tsr_tensor** out);
+TSR_API tsr_status tsr_log_softmax(tsr_tensor* x, int64_t dim, tsr_tensor** out);
+TSR_API tsr_status tsr_logsumexp(tsr_tensor* x, int32_t num_dims, const int32_t* dims, int32_t keepdim,
+                                 tsr_tensor** out);
 
 /* dst[...] = src, broadcasting src to dst's shape, casting, across devices. */
 TSR_API tsr_status tsr_copy_(tsr_tensor* dst, tsr_tensor* src);

@@ -130,6 +130,13 @@
  *        TSR_STRUCT_AUTOGRAD_OPTIONS). The plugin ABI is unchanged: a 1.7
  *        plugin is a 1.8 one (gradients are runtime functions of the ops
  *        every device has).
+ *   1.9  Functions whose gradients are fused (issue 33): tsr_softmax,
+ *        tsr_log_softmax, tsr_logsumexp, tsr_linalg_vector_norm,
+ *        tsr_linalg_pinv; the view
+ *        tsr_diagonal. Gradients of the tsr_linalg_* functions (their
+ *        signatures are unchanged); requires_grad on a complex tensor is
+ *        refused (TSR_ERR_TYPE). The plugin ABI is unchanged: a 1.8 plugin
+ *        is a 1.9 one.
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H
@@ -137,7 +144,7 @@
 #include <stdint.h>
 
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 8
+#define TSR_ABI_VERSION_MINOR 9
 
 /* Packs (major, minor) into one uint32_t: major in the high 16 bits. */
 #define TSR_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))

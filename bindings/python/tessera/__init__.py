@@ -27,6 +27,7 @@ from ._numpy import from_numpy
 from ._dlpack import from_dlpack
 from . import autograd, linalg, testing
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .linalg import outer, tensordot  # torch.outer, torch.tensordot
 
 __version__ = "0.1.0"
 
@@ -270,6 +271,10 @@ def amax(input, dim=(), keepdim=False):
 
 def amin(input, dim=(), keepdim=False):
     return _tensor_arg("amin", input).amin(dim, keepdim)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    return _tensor_arg("diagonal", input).diagonal(offset, dim1, dim2)
 
 
 def clamp(input, min=None, max=None):  # noqa: A002  (torch's names)
@@ -604,6 +609,6 @@ __all__ = [
     "cosh", "asinh", "acosh", "atanh", "expm1", "log1p", "log2", "log10", "floor", "ceil", "trunc", "round",
     "sign", "argmin", "prod", "var", "std", "cumsum", "gather", "index_select", "take", "scatter", "scatter_add",
     "nonzero", "sort", "argsort", "msort", "flip", "cat", "concat", "stack", "roll", "tril", "triu", "eye", "unique",
-    "clamp", "clip", "logsumexp", "softmax", "log_softmax", "amax", "amin", "autograd", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+    "clamp", "clip", "outer", "tensordot", "diagonal", "logsumexp", "softmax", "log_softmax", "amax", "amin", "autograd", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
 ]
 del _DTYPES

@@ -303,16 +303,6 @@ def _call(fn, *args):
     return wrap(out.value)
 
 
-def _shift(x, dim):
-    """The softmax family's shift: x's max over dim (kept), without a record,
-    its infinities (rows all -inf or +inf) replaced by 0 as PyTorch's."""
-    from . import where, zeros
-    if x.numel() == 0:  # nothing to shift (max of an empty dim would refuse)
-        return zeros((), dtype=x.dtype, device=x.device)
-    m = x.detach().amax(dim, keepdim=True)
-    return where(m.abs() == float("inf"), 0.0, m)
-
-
 def _dim_error(dim, n):
     lo, hi = (-n, n - 1) if n > 0 else (-1, 0)
     return IndexError("Dimension out of range (expected to be in range of [%d, %d], but got %d)" %
@@ -1227,21 +1217,24 @@ class Tensor:
     # the ops'; the shift by the detached max keeps them finite) ----------
 
     def logsumexp(self, dim, keepdim=False):
-        """torch.logsumexp: log(sum(exp(x))) over dim, computed as
-        m + log(sum(exp(x - m))) with m the max over dim."""
-        x = self if self.is_floating_point() or self.is_complex() else self.float()
-        m = _shift(x, dim)
-        out = (x - m).exp().sum(dim, keepdim=True).log() + m
-        return out if keepdim else out.sum(dim)  # summing the kept dims of size 1 drops them
+        """torch.logsumexp: log(sum(exp(x))) over dim (an int or a tuple),
+        computed stably (the max subtracted first; tsr_logsumexp). Integer
+        input computes in float32, as torch's."""
+        x = self if self.is_floating_point() else self.float()
+        dims = _int_list([dim] if not isinstance(dim, (tuple, list)) else list(dim), "dim")
+        return _call(C.logsumexp, x._h, len(dims), (c_int32 * max(len(dims), 1))(*dims), int(bool(keepdim)))
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        """torch's Tensor.diagonal: a view (tsr_diagonal)."""
+        return _call(C.diagonal, self._h, operator.index(offset), operator.index(dim1), operator.index(dim2))
 
     def softmax(self, dim, dtype=None):
         x = self if dtype is None else self.to(dtype)
-        e = (x - _shift(x, dim)).exp()
-        return e / e.sum(dim, keepdim=True)
+        return _call(C.softmax, x._h, operator.index(dim))
 
     def log_softmax(self, dim, dtype=None):
         x = self if dtype is None else self.to(dtype)
-        return x - x.logsumexp(dim, keepdim=True)
+        return _call(C.log_softmax, x._h, operator.index(dim))
 
     def amax(self, dim=(), keepdim=False):
         """torch.amax: the max over dim (all dims for ()), ties sharing the gradient."""

@@ -4,8 +4,9 @@ and results) on stacks of matrices, the last two dims being the matrix.
 
 The factorisations and what comes straight from them (cholesky, lu_factor,
 solve, inv, det, slogdet, qr, svd, svdvals, eigh, eigvalsh) are one call
-each into the C API's linear algebra (ABI 1.6, tessera.h). The rest (the
-norms, pinv, matrix_rank, matrix_power, cross, diagonal, ...) is built here
+each into the C API's linear algebra (ABI 1.6, tessera.h), as are
+vector_norm and diagonal (ABI 1.9). The rest (matrix_norm, pinv,
+matrix_rank, matrix_power, cross, ...) is built here
 from Tensor operations, so that it too runs on the input's device, with no
 copy through the host. A matrix a factorisation cannot take (singular, not
 positive-definite) raises LinAlgError, a RuntimeError as in PyTorch, whose
@@ -15,9 +16,9 @@ import math
 import numbers
 import operator
 from collections import namedtuple
-from ctypes import c_void_p
+from ctypes import c_int32, c_void_p
 
-from . import _creation
+from . import _creation, _types
 from ._lib import C, OP, LinAlgError, check, runtime
 from ._tensor import Tensor, _call, wrap
 from ._types import finfo, float64
@@ -201,18 +202,24 @@ def _largest_abs(w):
     return w[..., :1].abs().maximum(w[..., -1:].abs())
 
 
+def _tolerance(v, A):
+    """A tolerance of pinv as the C function takes it: None, a Tensor, or a
+    number as a 0-d tensor of A's real dtype (through float64, so that
+    float32 rounds it as a cast does)."""
+    if v is None or isinstance(v, Tensor):
+        return v
+    real = float64 if A.dtype == float64 or A.dtype.is_complex and A.dtype != _types.complex64 else _types.float32
+    return _creation.full((), float(v), dtype=float64, device=A.device).to(real)
+
+
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     """The pseudo-inverse from the SVD (hermitian: from eigh), singular values
-    at or below the cutoff (see _cutoff) taken as zero."""
+    at or below max(atol, rtol * the largest) taken as zero
+    (tsr_linalg_pinv; its gradient is torch's)."""
     A = _floating("pinv", _tensor("pinv", A))
-    if hermitian:
-        w, V = eigh(A)
-        w_inv = _where(w.abs() > _cutoff(A, _largest_abs(w), atol, rtol), 1 / w, 0.0)
-        return (V * w_inv.unsqueeze(-2)) @ V.mH
-    U, S, Vh = svd(A, full_matrices=False)
-    # S descends, so S[..., :1] is the largest (empty when k = 0).
-    S_inv = _where(S > _cutoff(A, S[..., :1], atol, rtol), 1 / S, 0.0)
-    return Vh.mH @ (S_inv.unsqueeze(-1) * U.mH)
+    atol, rtol = _tolerance(atol, A), _tolerance(rtol, A)
+    return _call(C.linalg_pinv, A._h, None if atol is None else atol._h, None if rtol is None else rtol._h,
+                 int(bool(hermitian)))
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
@@ -251,9 +258,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     # The two dims last, the batch before them in order (a view).
     M = A.permute([d for d in range(A.dim()) if d not in (rows, cols)] + [rows, cols])
     if ord == "fro":
-        if M.is_complex():
-            M = M.abs()  # |z|, in the real dtype
-        r = (M * M).sum((-2, -1)).sqrt()
+        r = vector_norm(M, 2, (-2, -1))
     elif ord == "nuc":
         r = svdvals(M).sum(-1)
     elif ord in (2, -2):
@@ -271,23 +276,18 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The ord-norm over dims `dim` (None: all): inf and -inf the max and min
-    of |x|, 0 the count of nonzeros, else sum(|x|^ord)^(1/ord)."""
+    of |x|, 0 the count of nonzeros, else sum(|x|^ord)^(1/ord)
+    (tsr_linalg_vector_norm, whose gradient is torch's: 0 where the norm
+    is 0, the max shared among ties)."""
     x = _floating("vector_norm", _tensor("vector_norm", x, "x"), dtype)
-    if x.dtype.is_complex:
-        x = x.abs()  # |z|, in the real dtype: every norm below is of the magnitudes
     if isinstance(ord, bool) or not isinstance(ord, numbers.Real):
         raise TypeError("linalg.vector_norm(): argument 'ord' must be Number, not %s" % type(ord).__name__)
-    if ord == math.inf:
-        return x.abs()._reduce(_MAX, dim, keepdim)
-    if ord == -math.inf:
-        return x.abs()._reduce(_MIN, dim, keepdim)
-    if ord == 0:
-        return (x != 0).to(x.dtype)._reduce(_SUM, dim, keepdim)
-    if ord == 1:
-        return x.abs()._reduce(_SUM, dim, keepdim)
-    if ord == 2:
-        return (x * x)._reduce(_SUM, dim, keepdim).sqrt()
-    return (x.abs() ** ord)._reduce(_SUM, dim, keepdim) ** (1.0 / ord)
+    if dim is None:
+        dims = []
+    else:
+        dims = [operator.index(d) for d in (dim if isinstance(dim, (tuple, list)) else [dim])]
+    return _call(C.linalg_vector_norm, x._h, float(ord), len(dims), (c_int32 * max(len(dims), 1))(*dims),
+                 int(bool(keepdim)))
 
 
 def matrix_power(A, n):
@@ -335,23 +335,9 @@ def cross(input, other, dim=-1):
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """The diagonal `offset` of the matrices in dims (dim1, dim2) as the
-    last dim: a view, as torch's."""
+    last dim: a view, as torch's (tsr_diagonal)."""
     A = _tensor("diagonal", A)
-    n = A.dim()
-    d1, d2 = _dim_index(dim1, n), _dim_index(dim2, n)
-    if d1 == d2:
-        raise RuntimeError("diagonal dimensions cannot be identical %d, %d" % (dim1, dim2))
-    offset = operator.index(offset)
-    shape, strides = list(A.shape), list(A.stride())
-    if offset >= 0:
-        size, start = min(shape[d1], shape[d2] - offset), offset * strides[d2]
-    else:
-        size, start = min(shape[d1] + offset, shape[d2]), -offset * strides[d1]
-    if size <= 0:  # an empty diagonal starts nowhere in particular
-        size, start = 0, 0
-    keep = [d for d in range(n) if d not in (d1, d2)]
-    return A.as_strided([shape[d] for d in keep] + [size], [strides[d] for d in keep] + [strides[d1] + strides[d2]],
-                        A.storage_offset() + start)
+    return _call(C.diagonal, A._h, operator.index(offset), operator.index(dim1), operator.index(dim2))
 
 
 def outer(input, vec2):

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+// The softmax family (ABI 1.9): softmax, log_softmax and logsumexp, each
+// computed from primitives with the max subtracted first (PyTorch's
+// stable forms), with grad mode off, then recorded as one node with its
+// fused formula (derivatives.cpp), which is shorter and more accurate than
+// the derivative of the decomposition.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "derivatives.hpp"
+#include "error.hpp"
+#include "ops.hpp"
+#include "shape.hpp"
+
+namespace tessera::rt {
+
+namespace {
+
+void check_floating(const tsr_tensor& x, const char* fn) {
+  if (!tsr_dtype_is_floating(x.dtype))
+    fail(TSR_ERR_TYPE, std::string(fn) + "(): expected a floating point tensor (float16, bfloat16, float32 or "
+                                         "float64), got " + tsr_dtype_name(x.dtype) +
+                           "; cast it first (PyTorch's dtype= argument)");
+}
+
+// x's max over the dims, kept as 1s, its infinities (all -inf or +inf
+// along the dims) replaced by 0, as PyTorch's: the shift that keeps exp in
+// range. An empty x has nothing to shift.
+TensorRef shift_of(const tsr_tensor& x, int32_t num_dims, const int32_t* dims) {
+  if (x.layout.numel() == 0) return full(*x.rt, 0, nullptr, make_scalar(0.0), x.dtype, x.device);
+  TensorRef m = reduce(TSR_OP_MAX, x, num_dims, dims, true);
+  TensorRef infinite = binary_scalar(TSR_OP_EQ, *unary(TSR_OP_ABS, *m), make_scalar(HUGE_VAL), false);
+  return where(*infinite, *full(*x.rt, 0, nullptr, make_scalar(0.0), x.dtype, x.device), *m);
+}
+
+// Which input dims a reduction over `dims` (none: all) reduces.
+std::vector<bool> reduced_dims(const tsr_tensor& x, int32_t num_dims, const int32_t* dims) {
+  const int32_t nd = x.layout.ndim;
+  std::vector<bool> r(static_cast<size_t>(std::max(nd, 1)), num_dims == 0 || dims == nullptr);
+  for (int32_t i = 0; !(num_dims == 0 || dims == nullptr) && i < num_dims; ++i) {
+    const int32_t d = wrap_dim(dims[i], nd);
+    if (r[static_cast<size_t>(d)])
+      fail(TSR_ERR_INVALID_ARGUMENT, "dim " + std::to_string(d) + " appears multiple times in the list of dims");
+    r[static_cast<size_t>(d)] = true;
+  }
+  return r;
+}
+
+}  // namespace
+
+TensorRef softmax(const tsr_tensor& x, int64_t dim, bool log) {
+  const char* fn = log ? "log_softmax" : "softmax";
+  check_floating(x, fn);
+  const int32_t d = wrap_dim(dim, x.layout.ndim);
+  const bool records = autograd::should_record({&x});
+  const autograd::GradModeGuard off(false);
+  TensorRef out;
+  if (x.layout.ndim == 0) {  // one element: softmax 1, log_softmax 0 (NaN stays NaN)
+    TensorRef shifted = binary(TSR_OP_SUB, x, x);
+    out = log ? shifted : unary(TSR_OP_EXP, *shifted);
+  } else {
+    TensorRef shifted = binary(TSR_OP_SUB, x, *shift_of(x, 1, &d));
+    TensorRef e = unary(TSR_OP_EXP, *shifted);
+    TensorRef sum = reduce(TSR_OP_SUM, *e, 1, &d, true);
+    out = log ? binary(TSR_OP_SUB, *shifted, *unary(TSR_OP_LOG, *sum)) : binary(TSR_OP_DIV, *e, *sum);
+  }
+  if (records) autograd::record_softmax(x, d, log, *out);
+  return out;
+}
+
+TensorRef logsumexp(const tsr_tensor& x, int32_t num_dims, const int32_t* dims, bool keepdim) {
+  check_floating(x, "logsumexp");
+  const std::vector<bool> reduced = reduced_dims(x, num_dims, dims);
+  const bool records = autograd::should_record({&x});
+  const autograd::GradModeGuard off(false);
+  TensorRef m = shift_of(x, num_dims, dims);
+  TensorRef kept = binary(TSR_OP_ADD, *unary(TSR_OP_LOG, *reduce(TSR_OP_SUM, *unary(TSR_OP_EXP, *binary(TSR_OP_SUB, x, *m)),
+                                                                 num_dims, dims, true)),
+                          *m);
+  TensorRef out = kept;
+  if (!keepdim) {
+    std::vector<int64_t> shape;
+    for (int32_t d = 0; d < x.layout.ndim; ++d)
+      if (!reduced[static_cast<size_t>(d)]) shape.push_back(x.layout.shape[static_cast<size_t>(d)]);
+    out = make_view(*kept, view(kept->layout, static_cast<int32_t>(shape.size()), shape.data()));
+  }
+  if (records) {
+    bool r[TSR_MAX_DIMS] = {};
+    for (int32_t d = 0; d < x.layout.ndim; ++d) r[d] = reduced[static_cast<size_t>(d)];
+    autograd::record_logsumexp(x, r, *out);
+  }
+  return out;
+}
+
+}  // namespace tessera::rt
