@@ -103,7 +103,7 @@ int32_t tsr_tensor_retains_grad(const tsr_tensor* t) {
 const char* tsr_tensor_grad_fn_name(const tsr_tensor* t) {
   if (t == nullptr || t->autograd == nullptr) return nullptr;
   std::shared_ptr<autograd::Node> fn = autograd::grad_fn(const_cast<tsr_tensor&>(*t));
-  return fn ? fn->name() : nullptr;
+  return fn ? fn->display_name() : nullptr;
 }
 
 int64_t tsr_tensor_version(const tsr_tensor* t) { return t != nullptr ? autograd::version(*t) : 0; }

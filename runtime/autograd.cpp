@@ -316,10 +316,10 @@ TensorRef SavedTensor::unpack(Node& owner) const {
   const uint32_t now = version(*data_);
   if (now != version_) {
     std::string of;
-    if (is_output_) of = ", which is output " + std::to_string(output_nr_) + " of " + owner.name() + ",";
+    if (is_output_) of = ", which is output " + std::to_string(output_nr_) + " of " + owner.display_name() + ",";
     else if (data_->autograd != nullptr && data_->autograd->grad_fn)
       of = ", which is output " + std::to_string(data_->autograd->output_nr) + " of " +
-           data_->autograd->grad_fn->name() + ",";
+           data_->autograd->grad_fn->display_name() + ",";
     fail(TSR_ERR_INVALID_ARGUMENT,
          "one of the variables needed for gradient computation has been modified by an inplace operation: [" +
              torch_type_name(*data_) + " " + format_list(data_->layout.shape.data(), data_->layout.ndim) + "]" + of +
@@ -500,6 +500,14 @@ void link(Node& node, std::span<const tsr_tensor* const> inputs) {
 void record(std::shared_ptr<Node> node, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& output) {
   link(*node, inputs);
   set_history(output, std::move(node));
+}
+
+void name_result(const tsr_tensor& out, const char* name, std::initializer_list<const tsr_tensor*> inputs) {
+  if (out.autograd == nullptr || !out.autograd->grad_fn) return;
+  Node* node = out.autograd->grad_fn.get();
+  for (const tsr_tensor* in : inputs)
+    if (in != nullptr && in->autograd != nullptr && in->autograd->grad_fn.get() == node) return;
+  node->alias = name;
 }
 
 void set_history(tsr_tensor& t, std::shared_ptr<Node> node, uint32_t output_nr) {

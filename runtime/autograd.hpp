@@ -185,6 +185,11 @@ struct Node : std::enable_shared_from_this<Node> {
   virtual void unpack_saved() {}
   virtual void drop_unpacked() noexcept {}
   virtual void release_saved() noexcept {}
+  // The name a user sees: name(), or that of the public function whose
+  // composite made this node last (name_result: FlipBackward0 for a flip
+  // built from a gather). A string literal.
+  const char* alias = nullptr;
+  const char* display_name() const { return alias != nullptr ? alias : name(); }
   InlineVec<Edge, 2> next;         // one per input
   InlineVec<InputMeta, 2> inputs;  // one per input
   uint64_t sequence = 0;           // creation order: later nodes run first
@@ -279,6 +284,9 @@ void link(Node& node, std::span<const tsr_tensor* const> inputs);
 void record(std::shared_ptr<Node> node, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& output);
 // t's history becomes output `output_nr` of `node`.
 void set_history(tsr_tensor& t, std::shared_ptr<Node> node, uint32_t output_nr = 0);
+// A composite's result is named as PyTorch names its node (Node::alias):
+// out's grad_fn, when one of this call's (none of the inputs' own).
+void name_result(const tsr_tensor& out, const char* name, std::initializer_list<const tsr_tensor*> inputs);
 // A view of t over the same storage without any record.
 TensorRef detached(const tsr_tensor& t);
 // Makes `out`, a view of `src`, hold its base (src's, or src).

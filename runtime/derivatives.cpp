@@ -299,6 +299,7 @@ TensorRef spread(const TensorRef& g, const InputMeta& in, const std::array<bool,
 struct Reduction {
   std::array<bool, TSR_MAX_DIMS> reduced{};
   bool all = true;
+  bool dims_given = false;  // the dims were named (sum(dim)), which PyTorch's node names tell apart
   int64_t count = 1;
   int32_t dims[TSR_MAX_DIMS] = {};
   int32_t num_dims = 0;
@@ -325,7 +326,7 @@ struct SumBackward final : Node {
   bool mean = false;
   Reduction r;
   const char* name() const override {
-    return mean ? (r.all ? "MeanBackward0" : "MeanBackward1") : (r.all ? "SumBackward0" : "SumBackward1");
+    return mean ? (r.dims_given ? "MeanBackward1" : "MeanBackward0") : (r.dims_given ? "SumBackward1" : "SumBackward0");
   }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     TensorRef s = spread(g, inputs[0], r.reduced);
@@ -342,9 +343,9 @@ struct ReduceBackward final : Saved {
   Reduction r;
   const char* name() const override {
     switch (op) {
-      case TSR_OP_PROD: return r.all ? "ProdBackward0" : "ProdBackward1";
-      case TSR_OP_MAX: return r.all ? "MaxBackward1" : "AmaxBackward0";
-      case TSR_OP_MIN: return r.all ? "MinBackward1" : "AminBackward0";
+      case TSR_OP_PROD: return r.dims_given ? "ProdBackward1" : "ProdBackward0";
+      case TSR_OP_MAX: return r.dims_given ? "AmaxBackward0" : "MaxBackward1";
+      case TSR_OP_MIN: return r.dims_given ? "AminBackward0" : "MinBackward1";
       case TSR_OP_VAR: return "VarBackward0";
       default: return "StdBackward0";
     }
@@ -734,36 +735,45 @@ void rebase_history(tsr_tensor& target, std::shared_ptr<Node> node) {
   m.view_version = version(target);
 }
 
-void record_binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out) {
-  if (!differentiable(tsr_op_name(op), {&a, &b}, out)) return;
-  std::shared_ptr<Node> node;
+namespace {
+// The node of binary op `op` on a and b (saving what its formula reads).
+std::shared_ptr<Node> binary_node(int32_t op, const tsr_tensor& a, const tsr_tensor& b, const tsr_tensor& out) {
   switch (op) {
-    case TSR_OP_ADD: node = std::make_shared<AddBackward0>(); break;
-    case TSR_OP_SUB: node = std::make_shared<SubBackward0>(); break;
-    case TSR_OP_MUL: node = saving(std::make_shared<MulBackward0>(), &a, &b, nullptr); break;
-    case TSR_OP_DIV: node = saving(std::make_shared<DivBackward0>(), nullptr, &b, &out); break;
+    case TSR_OP_ADD: return std::make_shared<AddBackward0>();
+    case TSR_OP_SUB: return std::make_shared<SubBackward0>();
+    case TSR_OP_MUL: return saving(std::make_shared<MulBackward0>(), &a, &b, nullptr);
+    case TSR_OP_DIV: return saving(std::make_shared<DivBackward0>(), nullptr, &b, &out);
     case TSR_OP_MAXIMUM:
-    case TSR_OP_MINIMUM:
-      node = saving(std::make_shared<ExtremumBackward>(op == TSR_OP_MAXIMUM), &a, &b, nullptr);
-      break;
-    case TSR_OP_POW: node = saving(std::make_shared<PowBackward1>(), &a, &b, &out); break;
+    case TSR_OP_MINIMUM: return saving(std::make_shared<ExtremumBackward>(op == TSR_OP_MAXIMUM), &a, &b, nullptr);
+    case TSR_OP_POW: return saving(std::make_shared<PowBackward1>(), &a, &b, &out);
     case TSR_OP_ATAN2:
     case TSR_OP_LOGADDEXP:
     case TSR_OP_REMAINDER: {
       auto n = std::make_shared<BinaryMoreBackward>();
       n->op = op;
-      node = saving(std::move(n), &a, &b, nullptr);
-      break;
+      return saving(std::move(n), &a, &b, nullptr);
     }
-    default: node = std::make_shared<NotImplementedBackward>(op);
+    default: return std::make_shared<NotImplementedBackward>(op);
   }
-  record(std::move(node), {&a, &b}, out);
+}
+}  // namespace
+
+void record_binary(int32_t op, const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out) {
+  if (!differentiable(tsr_op_name(op), {&a, &b}, out)) return;
+  record(binary_node(op, a, b, out), {&a, &b}, out);
 }
 
 void record_binary_scalar(int32_t op, const tsr_tensor& a, tsr_scalar s, bool reversed, tsr_tensor& out) {
   if (!differentiable(tsr_op_name(op), {&a}, out)) return;
-  if (op != TSR_OP_ADD && op != TSR_OP_SUB && op != TSR_OP_MUL && op != TSR_OP_DIV && op != TSR_OP_POW)
-    return record(std::make_shared<NotImplementedBackward>(op), {&a}, out);
+  if (op != TSR_OP_ADD && op != TSR_OP_SUB && op != TSR_OP_MUL && op != TSR_OP_DIV && op != TSR_OP_POW) {
+    // The tensor-tensor formula, the number a constant 0-d tensor without an edge.
+    const TensorRef c = full(*a.rt, 0, nullptr, s, out.dtype, a.device);
+    const tsr_tensor& lhs = reversed ? *c : a;
+    const tsr_tensor& rhs = reversed ? a : *c;
+    std::shared_ptr<Node> node = binary_node(op, lhs, rhs, out);
+    if (op == TSR_OP_REMAINDER && !reversed) node->alias = "RemainderBackward0";  // torch's Tensor % Scalar
+    return record(std::move(node), {reversed ? nullptr : &a, reversed ? &a : nullptr}, out);
+  }
   auto n = std::make_shared<ScalarOpBackward>();
   n->op = op;
   n->s = s;
@@ -793,12 +803,14 @@ void record_where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor&
   record(std::move(n), {&a, &b}, out);
 }
 
-void record_reduce(int32_t op, const tsr_tensor& a, const bool* reduced, double correction, tsr_tensor& out) {
+void record_reduce(int32_t op, const tsr_tensor& a, const bool* reduced, bool dims_given, double correction,
+                   tsr_tensor& out) {
   if (!differentiable(tsr_op_name(op), {&a}, out)) return;
   if (op == TSR_OP_SUM || op == TSR_OP_MEAN) {
     auto n = std::make_shared<SumBackward>();
     n->mean = op == TSR_OP_MEAN;
     n->r = Reduction(a, reduced);
+    n->r.dims_given = dims_given;
     return record(std::move(n), {&a}, out);
   }
   if (op != TSR_OP_PROD && op != TSR_OP_MAX && op != TSR_OP_MIN && op != TSR_OP_VAR && op != TSR_OP_STD)
@@ -807,6 +819,7 @@ void record_reduce(int32_t op, const tsr_tensor& a, const bool* reduced, double 
   n->op = op;
   n->correction = correction;
   n->r = Reduction(a, reduced);
+  n->r.dims_given = dims_given;
   const bool reads_out = op != TSR_OP_VAR;
   record(saving(std::move(n), &a, nullptr, reads_out ? &out : nullptr), {&a}, out);
 }

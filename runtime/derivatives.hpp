@@ -22,8 +22,10 @@ void record_binary_scalar(int32_t op, const tsr_tensor& a, tsr_scalar s, bool re
 void record_unary(int32_t op, const tsr_tensor& a, tsr_tensor& out);
 void record_where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out);
 // reduced[d]: whether input dim d was reduced (out with or without them);
-// correction: VAR's and STD's.
-void record_reduce(int32_t op, const tsr_tensor& a, const bool* reduced, double correction, tsr_tensor& out);
+// dims_given: the caller named the dims (sum(dim), not sum()); correction:
+// VAR's and STD's.
+void record_reduce(int32_t op, const tsr_tensor& a, const bool* reduced, bool dims_given, double correction,
+                   tsr_tensor& out);
 void record_math(int32_t fn, const tsr_tensor& a, tsr_tensor& out);
 // The fused formulas of softmax.cpp and vector_norm: dim wrapped;
 // reduced[d] whether input dim d was reduced.

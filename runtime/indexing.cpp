@@ -114,8 +114,12 @@ TensorRef take(const tsr_tensor& x, const tsr_tensor& indices, int64_t dim) {
     spread_layout.strides[uk] = k == d && idx->layout.ndim == 1 ? idx->layout.strides[0] : 0;
   }
   TensorRef spread = make_view(*idx, spread_layout);
-  if (x.layout.ndim > 0) return gather(x, d, *spread);
-  return gather(*autograd::view_of(x, [](const Layout& l) { return at_least_1d(l); }, "UnsqueezeBackward0"), d, *spread);
+  TensorRef out = x.layout.ndim > 0 ? gather(x, d, *spread)
+                                    : gather(*autograd::view_of(x, [](const Layout& l) { return at_least_1d(l); },
+                                                                "UnsqueezeBackward0"),
+                                             d, *spread);
+  autograd::name_result(*out, "IndexSelectBackward0", {&x});
+  return out;
 }
 
 void scatter_(const tsr_tensor& out, int64_t dim, const tsr_tensor& index, const tsr_tensor& src, bool add) {

@@ -70,7 +70,9 @@ TensorRef stack(std::span<const tsr_tensor* const> tensors, int64_t dim) {
     views.push_back(autograd::view_of(t, [&](const Layout& l) { return unsqueeze(l, d); }, "UnsqueezeBackward0"));
     ptrs.push_back(views.back().get());
   }
-  return concat(ptrs, d);
+  TensorRef out = concat(ptrs, d);
+  autograd::name_result(*out, "StackBackward0", {});
+  return out;
 }
 
 namespace {
@@ -97,8 +99,10 @@ TensorRef roll(const tsr_tensor& x, std::span<const int64_t> shifts, std::span<c
     const int64_t n = x.layout.numel();
     TensorRef line = autograd::view_of(*flat, [&](const Layout& l) { return view(l, 1, &n); }, "ViewBackward0");
     TensorRef rolled = roll_one(*line, 0, shifts[0]);
-    return autograd::view_of(*rolled, [&](const Layout& l) { return view(l, x.layout.ndim, x.layout.shape.data()); },
-                             "ViewBackward0");
+    TensorRef out = autograd::view_of(
+        *rolled, [&](const Layout& l) { return view(l, x.layout.ndim, x.layout.shape.data()); }, "ViewBackward0");
+    autograd::name_result(*out, "RollBackward0", {&x});
+    return out;
   }
   if (shifts.size() != dims.size())
     fail(TSR_ERR_INVALID_ARGUMENT, "roll(): shifts and dimensions must align. shifts: " +
@@ -106,6 +110,7 @@ TensorRef roll(const tsr_tensor& x, std::span<const int64_t> shifts, std::span<c
   TensorRef out = TensorRef::share(const_cast<tsr_tensor*>(&x));
   for (size_t i = 0; i < dims.size(); ++i) out = roll_one(*out, wrap_dim(dims[i], x.layout.ndim), shifts[i]);
   if (out.get() == &x) out = clone(x);
+  autograd::name_result(*out, "RollBackward0", {&x});
   return out;
 }
 
@@ -122,6 +127,7 @@ TensorRef flip(const tsr_tensor& x, std::span<const int64_t> dims) {
     TensorRef reversed = arange(*x.rt, tsr_scalar_int(n - 1), tsr_scalar_int(-1), tsr_scalar_int(-1), TSR_INT64, x.device);
     out = take(*out, *reversed, d);
   }
+  autograd::name_result(*out, "FlipBackward0", {&x});
   return out;
 }
 
@@ -142,7 +148,9 @@ TensorRef triangle(const tsr_tensor& x, int64_t k, bool lower) {
   TensorRef keep = binary_scalar(lower ? TSR_OP_LE : TSR_OP_GE, *diff, tsr_scalar_int(k), false);
   TensorRef zero = empty(*x.rt, 0, nullptr, x.dtype, x.device);
   fill_wrapping(*zero, tsr_scalar_int(0));
-  return where(*keep, x, *zero);
+  TensorRef out = where(*keep, x, *zero);
+  autograd::name_result(*out, lower ? "TrilBackward0" : "TriuBackward0", {&x});
+  return out;
 }
 
 TensorRef eye(tsr_runtime& rt, int64_t n, int64_t m, int64_t k, int32_t dtype, tsr_device device) {

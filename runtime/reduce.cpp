@@ -102,7 +102,7 @@ TensorRef reduce(int32_t op, const tsr_tensor& t, int32_t num_dims, const int32_
       if (!reduced[d]) shape[ndim++] = in.shape[static_cast<size_t>(d)];
     out = make_view(*out, view(out->layout, ndim, shape));
   }
-  if (autograd::should_record({&t})) autograd::record_reduce(op, t, reduced, correction, *out);
+  if (autograd::should_record({&t})) autograd::record_reduce(op, t, reduced, !all, correction, *out);
   return out;
 }
 

@@ -24,12 +24,14 @@ void check_floating(const tsr_tensor& x, const char* fn) {
                            "; cast it first (PyTorch's dtype= argument)");
 }
 
-// x's max over the dims, kept as 1s, its infinities (all -inf or +inf
-// along the dims) replaced by 0, as PyTorch's: the shift that keeps exp in
-// range. An empty x has nothing to shift.
-TensorRef shift_of(const tsr_tensor& x, int32_t num_dims, const int32_t* dims) {
+// x's max over the dims, kept as 1s: the shift that keeps exp in range.
+// logsumexp replaces its infinities (all -inf or +inf along the dims) by
+// 0, softmax keeps them (a row with +inf or all -inf is NaN), as
+// PyTorch's. An empty x has nothing to shift.
+TensorRef shift_of(const tsr_tensor& x, int32_t num_dims, const int32_t* dims, bool finite) {
   if (x.layout.numel() == 0) return full(*x.rt, 0, nullptr, make_scalar(0.0), x.dtype, x.device);
   TensorRef m = reduce(TSR_OP_MAX, x, num_dims, dims, true);
+  if (!finite) return m;
   TensorRef infinite = binary_scalar(TSR_OP_EQ, *unary(TSR_OP_ABS, *m), make_scalar(HUGE_VAL), false);
   return where(*infinite, *full(*x.rt, 0, nullptr, make_scalar(0.0), x.dtype, x.device), *m);
 }
@@ -60,7 +62,7 @@ TensorRef softmax(const tsr_tensor& x, int64_t dim, bool log) {
     TensorRef shifted = binary(TSR_OP_SUB, x, x);
     out = log ? shifted : unary(TSR_OP_EXP, *shifted);
   } else {
-    TensorRef shifted = binary(TSR_OP_SUB, x, *shift_of(x, 1, &d));
+    TensorRef shifted = binary(TSR_OP_SUB, x, *shift_of(x, 1, &d, false));
     TensorRef e = unary(TSR_OP_EXP, *shifted);
     TensorRef sum = reduce(TSR_OP_SUM, *e, 1, &d, true);
     out = log ? binary(TSR_OP_SUB, *shifted, *unary(TSR_OP_LOG, *sum)) : binary(TSR_OP_DIV, *e, *sum);
@@ -74,7 +76,7 @@ TensorRef logsumexp(const tsr_tensor& x, int32_t num_dims, const int32_t* dims, 
   const std::vector<bool> reduced = reduced_dims(x, num_dims, dims);
   const bool records = autograd::should_record({&x});
   const autograd::GradModeGuard off(false);
-  TensorRef m = shift_of(x, num_dims, dims);
+  TensorRef m = shift_of(x, num_dims, dims, true);
   TensorRef kept = binary(TSR_OP_ADD, *unary(TSR_OP_LOG, *reduce(TSR_OP_SUM, *unary(TSR_OP_EXP, *binary(TSR_OP_SUB, x, *m)),
                                                                  num_dims, dims, true)),
                           *m);

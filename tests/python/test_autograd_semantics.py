@@ -33,7 +33,7 @@ def _plain(v):
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
     if hasattr(v, "name"):  # a grad_fn
-        return ("node", type(v).__name__ if isinstance(v, torch.autograd.graph.Node) else v.name())
+        return ("node", v.name() if isinstance(v, ts._grad.Node) else type(v).__name__)
     return repr(v)
 
 
@@ -83,7 +83,12 @@ def grad_fn_names(m):
     return [t.grad_fn for t in (x + 1, x - 1, 1 - x, x * 2, x / 2, 2 / x, x ** 2, 2 ** x, x @ x, x.t(), x.T,
                                 x[0], x[:, 1:], x.unsqueeze(0), x.view(4), x.reshape(4), x.expand(2, 2, 2),
                                 x.transpose(0, 1), x.permute(1, 0), x.t().contiguous(), x.clone(),
-                                x.to(m.float32), x.exp(), x.sum(), x.mean(), x.sum(0), x.relu(), x.sigmoid())]
+                                x.to(m.float32), x.exp(), x.sum(), x.mean(), x.sum(0), x.relu(), x.sigmoid(),
+                                x.flip(0), m.roll(x, 1, 0), m.roll(x, 1), m.stack([x, x]), m.cat([x, x]), m.tril(x),
+                                m.triu(x), x.index_select(0, m.tensor([1, 0])), m.amax(x, (0, 1)), x.max(),
+                                x.amin(1), x.prod(), x.prod(1), x.mean(1), x.sum((0, 1)), x % 1.5, x.diagonal(),
+                                m.softmax(x, 0), m.log_softmax(x, 1), m.logsumexp(x, 1), m.linalg.vector_norm(x),
+                                m.linalg.inv(x), m.linalg.det(x), m.linalg.pinv(x), x.sort(0).values, x.cumsum(1))]
 
 
 @scenario

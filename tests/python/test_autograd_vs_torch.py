@@ -15,7 +15,7 @@ import torch
 
 import tessera as ts
 
-from grad_cases import derivatives, device_tests, differences, report
+from grad_cases import derivatives, device_tests, differences, report, values
 
 torch.set_num_threads(2)
 
@@ -270,3 +270,32 @@ def main(device):
 
 test_gradients_match_torch_on_the_emulated_cuda_device, test_gradients_match_torch_on_the_arena_device = \
     device_tests('test_autograd_vs_torch')
+
+
+def test_fused_functions_on_special_values_match_torch():
+    """softmax, log_softmax and logsumexp (tsr_softmax ..) and vector_norm on
+    values whose naive forms overflow or divide by zero: large values, rows
+    of -inf, +inf, NaN, zeros; values and gradients against torch's."""
+    inf, nan = float("inf"), float("nan")
+    rows = [[1000.0, 1001.0, 999.0], [-inf, -inf, -inf], [-inf, 0.0, 1.0], [inf, 1.0, 2.0], [nan, 1.0, 2.0],
+            [0.0, 0.0, 0.0]]
+    fns = {
+        "softmax": lambda m, x: m.softmax(x, 1),
+        "log_softmax": lambda m, x: m.log_softmax(x, -1),
+        "logsumexp": lambda m, x: m.logsumexp(x, 1),
+        "logsumexp_keepdim": lambda m, x: m.logsumexp(x, (1,), keepdim=True),
+        "vector_norm": lambda m, x: m.linalg.vector_norm(x[-1:], 2, 1),
+    }
+    for name, f in fns.items():
+        outs = []
+        for m in (torch, ts):
+            x = m.tensor(rows, dtype=m.float64, requires_grad=True)
+            y = f(m, x)
+            y.backward(m.ones(tuple(y.shape), dtype=m.float64))
+            outs.append((values(y), values(x.grad)))
+        (want_y, want_g), (got_y, got_g) = outs
+        assert np.allclose(got_y, want_y, rtol=1e-12, atol=0, equal_nan=True), (name, got_y, want_y)
+        assert np.allclose(got_g, want_g, rtol=1e-12, atol=1e-14, equal_nan=True), (name, got_g, want_g)
+    with pytest.raises(RuntimeError, match="softmax\\(\\): expected a floating point tensor"):
+        ts.softmax(ts.tensor([1, 2]), 0)
+    assert ts.logsumexp(ts.tensor([1, 2]), 0).dtype == ts.float32  # integers compute in float32, as torch

@@ -691,7 +691,9 @@ class Tensor:
 
     @property
     def T(self):
-        return _call(C.t, self._h)
+        """All dims reversed: a permute, as PyTorch 1.13's (PermuteBackward0)."""
+        n = _ndim(self._h)
+        return _call(C.permute, self._h, n, (c_int32 * max(n, 1))(*range(n - 1, -1, -1)))
 
     @property
     def mT(self):
