@@ -653,9 +653,17 @@ struct CopySlices final : Node {
   explicit CopySlices(const Span& s) : span(s) {}
   const char* name() const override { return "CopySlices"; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
-    if (grad_enabled() && requires_grad(*g))
-      fail(TSR_ERR_UNSUPPORTED, "the derivative of a gradient through an in-place write into a view "
-                                "(CopySlices) is not implemented");
+    if (grad_enabled() && requires_grad(*g)) {
+      // Creating a graph: the region's gradient is g read through the
+      // region's layout (a view map, recorded as ViewBackward records its
+      // own), the rest g where a constant mask of the region is 0.
+      ViewBackward to_region("CopySlices", Span(span.second, span.first));
+      TensorRef region = to_region.apply(g)[0];
+      TensorRef mask = span.zeros(*g);
+      fill(*make_view(*mask, span.second), make_scalar(1.0));
+      TensorRef in_region = binary(TSR_OP_NE, *make_view(*mask, span.first), *scalar_like(g, 0.0));
+      return {zero_where(in_region, g), region};
+    }
     TensorRef z = span.zeros(*g);
     copy_into(*make_view(*z, span.first), *g);
     TensorRef written = clone(*make_view(*z, span.second));

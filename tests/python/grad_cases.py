@@ -69,11 +69,15 @@ def differences(got1, got2, want1, want2, rtol, atol, empty_ok=False):
     for order, got, want in (("first", got1, want1), ("second", got2, want2)):
         if want is None:
             continue
+        if got is None and all(w is None or not np.any(w) for w in want):
+            continue  # nothing depends on the inputs: torch's derivatives are all 0
         if got is None or len(got) != len(want):
             return "%s derivatives: %r, torch %r" % (order, got, want)
         for i, (g, w) in enumerate(zip(got, want)):
             if empty_ok and (g is None or g.size == 0) and (w is None or w.size == 0):
                 continue
+            if g is None and w is not None and not np.any(w):
+                continue  # no gradient, or one of zeros: torch records some ops whose derivative is 0
             if (g is None) != (w is None):
                 return "%s derivative of input %d: %r, torch %r" % (order, i, g, w)
             if g is not None and (g.shape != w.shape or not np.allclose(g, w, rtol=rtol, atol=atol, equal_nan=True)):

@@ -30,6 +30,27 @@ def _index(m, like, shape, n, k):
     return m.tensor(values, dtype=m.int64).to(like.device)
 
 
+def _written(m, a, b, write):
+    """a copy of a * 2 whose rows at an index with a repeat are written from
+    b's first rows through advanced indexing (`write(c, idx, values)`), then
+    multiplied by b, so that both inputs' gradients pass the write."""
+    if not a.dim() or a.shape != b.shape or not a.numel():
+        return a * b
+    c = a * 2
+    idx = _index(m, a, (3,), a.shape[0], 1)
+    write(c, idx, (b * b)[idx])
+    return c * b
+
+
+def _masked(m, a, b):
+    """a * 1 with the elements where b > 0 replaced by a's squares there."""
+    if a.shape != b.shape:
+        return a * b
+    c = a * 1
+    c[b > 0] = (a * a)[b > 0]
+    return c
+
+
 def _last(a):
     return a.dim() - 1 if a.dim() else 0
 FUNCTIONS = {
@@ -101,6 +122,16 @@ FUNCTIONS = {
                if a.dim() else a, 1, ANY, True),
     "index_select": (lambda m, a: a.index_select(_last(a), _index(m, a, (5,), a.shape[-1] if a.dim() else 1, 2))
                      if a.dim() and a.shape[-1] else a, 1, ANY, True),
+    "take": (lambda m, a: m.take(a, _index(m, a, (5,), a.numel(), 3)) if a.numel() else a, 1, ANY, True),
+    "scatter": (lambda m, a, b: a.scatter(_last(a), _index(m, a, tuple(b.shape), a.shape[-1], 1), b)
+                if a.dim() and a.shape == b.shape and a.numel() else a * b, 2, ANY, False),
+    "scatter_add": (lambda m, a, b: a.scatter_add(0, _index(m, a, tuple(b.shape), a.shape[0], 2), b)
+                    if a.dim() and a.shape == b.shape and a.numel() else a * b, 2, ANY, False),
+    "index_write": (lambda m, a, b: _written(m, a, b, lambda c, idx, v: c.__setitem__(idx, v)), 2, ANY, False),
+    "index_add_write": (lambda m, a, b: _written(m, a, b, lambda c, idx, v: c.__setitem__(idx, c[idx] + v)), 2, ANY,
+                        False),
+    "mask_read": (lambda m, a: a[a > 0.3] * 2, 1, ANY, True),
+    "mask_write": (lambda m, a, b: _masked(m, a, b), 2, ANY, False),
     "cat": (lambda m, a, b: m.cat([a, b * a], 0) if a.dim() and a.shape == b.shape else a * b, 2, ANY, False),
     "stack": (lambda m, a, b: m.stack([a, b * 2], 0) if a.shape == b.shape else a * b, 2, ANY, True),
     "flip": (lambda m, a: a.flip(_last(a)) * a if a.dim() else a, 1, ANY, False),
@@ -232,7 +263,9 @@ def test_gradients_match_torch_on_the_cpu(name, variant):
 # float32 round trip, which finite differences at eps = 1e-6 cannot see.
 GRADCHECKED = [name for name in FUNCTIONS if name not in (
     "maximum", "minimum", "where", "abs", "relu", "clamp", "clamp_min", "to_float32", "floor", "ceil", "trunc", "round", "sign",
-    "remainder", "max_all", "min_all", "max_dim", "min_dim_keepdim", "prod_with_zeros", "sort_values")]
+    "remainder", "max_all", "min_all", "max_dim", "min_dim_keepdim", "prod_with_zeros", "sort_values",
+    # a write at a repeated index: torch's formula gives each repeat the gradient (as tessera's), though one wins
+    "index_write", "index_add_write", "scatter")]
 
 
 @pytest.mark.parametrize("name", GRADCHECKED)
