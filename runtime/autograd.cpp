@@ -92,7 +92,7 @@ struct AccumulateGrad final : Node {
 
 // The hooks of output `output_nr` of n, in order, on its gradient.
 TensorRef run_hooks(Node& n, uint32_t output_nr, TensorRef g) {
-  HookList* list = n.hooks.get();
+  HookList* list = n.hooks.load(std::memory_order_acquire);
   if (list == nullptr) return g;
   std::vector<Hook> hooks;
   {
@@ -296,6 +296,18 @@ void refresh_view(tsr_tensor& t, AutogradMeta& m) {
 
 }  // namespace
 
+// ---- nodes ----------------------------------------------------------------------
+
+Node::~Node() { delete hooks.load(std::memory_order_acquire); }
+
+HookList& Node::hook_list() {
+  HookList* list = hooks.load(std::memory_order_acquire);
+  if (list != nullptr) return *list;
+  auto fresh = std::make_unique<HookList>();
+  if (hooks.compare_exchange_strong(list, fresh.get(), std::memory_order_acq_rel)) return *fresh.release();
+  return *list;  // another thread made it first
+}
+
 // ---- saved tensors -------------------------------------------------------------
 
 void SavedTensor::save(const tsr_tensor& t, bool is_output, uint32_t output_nr) {
@@ -445,10 +457,10 @@ int64_t register_hook(tsr_tensor& t, HookFn fn) {
   const Edge edge = edge_of(t);
   const std::shared_ptr<Node>& node = edge.node;
   std::lock_guard<std::mutex> lock(t.autograd->mutex);
-  if (!node->hooks) node->hooks = std::make_unique<HookList>();
+  HookList& list = node->hook_list();
   const int64_t id = g_next_hook.fetch_add(1);
-  std::lock_guard<std::mutex> hooks_lock(node->hooks->mutex);
-  node->hooks->hooks.push_back(Hook{id, std::move(fn), edge.input_nr});
+  std::lock_guard<std::mutex> hooks_lock(list.mutex);
+  list.hooks.push_back(Hook{id, std::move(fn), edge.input_nr});
   return id;
 }
 
@@ -456,7 +468,7 @@ void remove_hook(tsr_tensor& t, int64_t id) {
   if (requires_grad(t)) {
     const std::shared_ptr<Node> node = edge_of(t).node;
     std::lock_guard<std::mutex> lock(t.autograd->mutex);
-    if (HookList* list = node->hooks.get()) {
+    if (HookList* list = node->hooks.load(std::memory_order_acquire)) {
       std::lock_guard<std::mutex> hooks_lock(list->mutex);
       auto it = std::find_if(list->hooks.begin(), list->hooks.end(), [&](const Hook& h) { return h.id == id; });
       if (it != list->hooks.end()) {

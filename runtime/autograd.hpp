@@ -71,6 +71,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <iterator>
@@ -139,10 +140,9 @@ struct Hook {
   HookFn fn;
   uint32_t output_nr = 0;  // which output of the node the hooked tensor is
 };
-// Hooks, allocated on a node's first registration. The list is locked, so
-// a hook may be added to a node that already has some while another thread
-// runs backward through it; a node's first hook must be registered before
-// then (the engine reads Node::hooks without a lock).
+// Hooks, allocated on a node's first registration (published atomically,
+// so that a hook may be registered on a node while another thread runs
+// backward through it); the list itself is locked.
 struct HookList {
   std::mutex mutex;
   std::vector<Hook> hooks;
@@ -169,7 +169,6 @@ class SavedTensor {
 };
 
 struct Node : std::enable_shared_from_this<Node> {
-  virtual ~Node() = default;
   // PyTorch's name of the node ("MulBackward0").
   virtual const char* name() const = 0;
   // The gradients of the node's inputs (one per input; an empty TensorRef
@@ -193,7 +192,11 @@ struct Node : std::enable_shared_from_this<Node> {
   InlineVec<Edge, 2> next;         // one per input
   InlineVec<InputMeta, 2> inputs;  // one per input
   uint64_t sequence = 0;           // creation order: later nodes run first
-  std::unique_ptr<HookList> hooks; // the hooks of the tensor this node made (a leaf's: on its AccumulateGrad)
+  // The hooks of the tensors this node made (a leaf's: on its
+  // AccumulateGrad); null until the first, then owned by the node.
+  std::atomic<HookList*> hooks{nullptr};
+  HookList& hook_list();  // made on first use
+  virtual ~Node();
 };
 
 // .grad of a leaf or of a retained non-leaf, shared with retain_grad's hook.

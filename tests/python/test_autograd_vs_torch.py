@@ -284,6 +284,38 @@ def test_gradcheck_and_gradgradcheck(name):
             assert ts.autograd.gradgradcheck(fn, tuple(leaves))
 
 
+def test_gradcheck_modes_and_checks_as_torchs():
+    """fast_mode (random projections), check_grad_dtypes, nondet_tol and
+    check_undefined_grad (on by default) on a right and a wrong gradient,
+    with torch's messages; gen_non_contig_grad_outputs in gradgradcheck."""
+    x = ts.tensor([0.5, 1.5, -0.7], dtype=ts.float64, requires_grad=True)
+    q = ts.tensor(np.random.default_rng(0).standard_normal((4, 3)), dtype=ts.float64, requires_grad=True)
+    good = (lambda a: (a * a).exp())
+    assert ts.autograd.gradcheck(good, (x,), fast_mode=True)
+    assert ts.autograd.gradcheck(good, (x,), check_grad_dtypes=True, nondet_tol=1e-12)
+    assert ts.autograd.gradcheck(lambda a: ts.linalg.qr(a), (q,))  # two outputs, each left without a gradient once
+    assert ts.autograd.gradgradcheck(good, (x,), gen_non_contig_grad_outputs=True)
+    assert ts.autograd.gradgradcheck(good, (x,), fast_mode=True)
+
+    def wrong(a):
+        y = a * 1.0
+        y.register_hook(lambda g: g * 1.5)
+        return y * a
+
+    with pytest.raises(ts.autograd.GradcheckError, match="computed in fast mode"):
+        ts.autograd.gradcheck(wrong, (x,), fast_mode=True)
+
+    def nan_at_zero_gradient(a):  # a hook that turns a zero gradient into NaN: undefined grads unsupported
+        y = a * 1.0
+        y.register_hook(lambda g: g + (g == 0).to(g.dtype) * float("nan") if not g.abs().sum().item() else g)
+        return y
+    with pytest.raises(ts.autograd.GradcheckError, match="Expected all input grads to be undefined or zero"):
+        ts.autograd.gradcheck(nan_at_zero_gradient, (x,))
+    assert ts.autograd.gradcheck(nan_at_zero_gradient, (x,), check_undefined_grad=False)
+    with pytest.raises(NotImplementedError, match="check_batched_grad=True is not supported"):
+        ts.autograd.gradcheck(good, (x,), check_batched_grad=True)
+
+
 def test_gradcheck_finds_a_wrong_gradient():
     x = ts.tensor([0.5, 1.5], dtype=ts.float64, requires_grad=True)
 

@@ -7,12 +7,15 @@
 //              the same training run alone, and the no_grad thread's
 //              results never record (ctest stress.autograd_threads, label
 //              threaded: TSan too).
+//              Hooks are registered on a graph while two threads run
+//              backward through it.
 //   [memory]   10,000 forward and backward steps on a batch of 256 keep
 //              resident memory flat (the growth is printed) and leave no
 //              tensor behind (ctest stress.autograd_memory; ASan in the
 //              sanitizer build).
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -185,6 +188,56 @@ TEST_CASE("four threads train their own MLP while a fifth runs under no_grad", "
       REQUIRE(std::abs(alone[i] - concurrent[static_cast<size_t>(k)][i]) <= 1e-12 * (1.0 + std::abs(alone[i])));
   }
   CHECK(tsr_runtime_destroy(rt) == TSR_OK);  // refused while a tensor is alive: nothing leaked
+}
+
+namespace {
+// A C hook that counts its calls and keeps the gradient.
+tsr_status count_call(void* calls, tsr_tensor*, tsr_tensor**) {
+  static_cast<std::atomic<int>*>(calls)->fetch_add(1);
+  return TSR_OK;
+}
+}  // namespace
+
+TEST_CASE("hooks registered on a graph while other threads run backward through it", "[threads]") {
+  // The first hook of a node is published atomically (Node::hook_list):
+  // registering it races with the engine reading the node's hooks.
+  tsr_runtime* rt = create_runtime();
+  {
+    Tensor x = leaf(rt, {1.0, 2.0, 3.0}, {3});
+    std::vector<Tensor> ys, sums;
+    for (int k = 0; k < 8; ++k) {
+      tsr_tensor *y = nullptr, *s = nullptr;
+      check(tsr_binary_scalar(TSR_OP_MUL, x.get(), tsr_scalar_float(2.0), 0, &y));
+      ys.emplace_back(y);
+      check(tsr_reduce(TSR_OP_SUM, y, 0, nullptr, 0, &s));
+      sums.emplace_back(s);
+    }
+    constexpr int kRuns = 20;
+    std::atomic<int> calls{0};
+    std::vector<std::thread> threads;
+    for (int k = 0; k < 2; ++k)
+      threads.emplace_back([&] {
+        tsr_autograd_options keep{TSR_AUTOGRAD_OPTIONS_STRUCT_SIZE, 1, 0, 0, 0};
+        for (int i = 0; i < kRuns; ++i)
+          for (Tensor& s : sums) {
+            tsr_tensor* out = s.get();
+            check(tsr_backward(1, &out, nullptr, 0, nullptr, &keep));
+          }
+      });
+    threads.emplace_back([&] {
+      for (Tensor& y : ys) {
+        int64_t handle = 0;
+        check(tsr_tensor_register_hook(y.get(), count_call, &calls, nullptr, &handle));
+      }
+    });
+    for (std::thread& t : threads) t.join();
+    // Every run added 2 to each element of x.grad; the hooks ran at most once per run through their node.
+    std::vector<double> g(3);
+    check(tsr_read(grad_of(x).get(), g.data(), g.size() * sizeof(double)));
+    for (double v : g) CHECK(v == 2.0 * 2 * kRuns * 8);
+    CHECK(calls.load() <= 2 * kRuns * 8);
+  }
+  CHECK(tsr_runtime_destroy(rt) == TSR_OK);
 }
 
 TEST_CASE("10,000 forward and backward steps keep resident memory flat", "[memory]") {
