@@ -77,6 +77,7 @@ void record_linalg_svd(const tsr_tensor& a, bool full_matrices, tsr_tensor& u, t
                        bool values_only);
 void record_linalg_eigh(const tsr_tensor& a, tsr_tensor& w, tsr_tensor& v, bool values_only);
 void record_linalg_pinv(const tsr_tensor& a, tsr_tensor& p);
+void record_linalg_lu_factor(const tsr_tensor& a, tsr_tensor& lu, const tsr_tensor& pivots);
 // A function with no derivative formula yet (linear algebra, unique; issue
 // 33): constructed before the function runs, it turns recording off for
 // it; each floating result passed through it records
@@ -148,7 +149,7 @@ constexpr Gradient op_gradient(tsr_op op) {
     case TSR_OP_MEAN: case TSR_OP_MAX: case TSR_OP_MIN: case TSR_OP_MATMUL: case TSR_OP_MATH: case TSR_OP_ATAN2:
     case TSR_OP_REMAINDER: case TSR_OP_LOGADDEXP: case TSR_OP_PROD: case TSR_OP_VAR: case TSR_OP_STD:
     case TSR_OP_CUMSUM: case TSR_OP_GATHER: case TSR_OP_SORT: case TSR_OP_SCATTER: case TSR_OP_CHOLESKY: case TSR_OP_SOLVE:
-    case TSR_OP_QR: case TSR_OP_SVD: case TSR_OP_EIGH: case TSR_OP_INV:
+    case TSR_OP_QR: case TSR_OP_SVD: case TSR_OP_EIGH: case TSR_OP_INV: case TSR_OP_LU:
       return Gradient::kFormula;
     case TSR_OP_FILL: case TSR_OP_EQ: case TSR_OP_NE: case TSR_OP_LT: case TSR_OP_LE: case TSR_OP_GT: case TSR_OP_GE:
     case TSR_OP_ARGMAX: case TSR_OP_ARANGE: case TSR_OP_LINSPACE: case TSR_OP_RAND_UNIFORM: case TSR_OP_RAND_NORMAL:
@@ -157,8 +158,6 @@ constexpr Gradient op_gradient(tsr_op op) {
       return Gradient::kNone;
     case TSR_OP_FLOOR_DIVIDE:
       return Gradient::kRefused;
-    case TSR_OP_LU:  // lu_factor's factors (det and slogdet through LU have formulas)
-      return Gradient::kPending;
     case TSR_OP_COUNT: case TSR_OP_MAX_ENUM:
       break;
   }

@@ -5,7 +5,7 @@
 // its record_linalg_* here. The factorisations of several results (slogdet,
 // qr, svd, eigh) record one node for all of them (Note [Nodes of several
 // outputs] in autograd.hpp), whose formula takes every result's gradient
-// at once.
+// at once. lu_factor's pivots are integers: its node is LU's alone.
 //
 // Note [Linear algebra formulas]
 //   Formulas are written for real matrices (complex tensors do not
@@ -24,8 +24,10 @@
 //   det of a singular matrix goes through the SVD (the cofactor matrix
 //   det U det Vh U diag(prod of the other singular values) Vh), chosen
 //   when some matrix of the batch has det 0 (one number read back).
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "error.hpp"
 #include "formula_ops.hpp"
@@ -252,6 +254,69 @@ struct PinvBackward final : SavedNode<2> {  // t[0]: A, t[1]: P
   }
 };
 
+// P X: the rows of X [.., m, n] permuted as LAPACK's pivots of an LU
+// factorisation say (A = P L U; pivots [.., k], 1-based row swaps made in
+// order). The permutation is worked out on the host from the pivots (k
+// numbers a matrix, read back as the factorisations read their info), and
+// applied on the device as a recorded gather.
+TensorRef permute_rows(const TensorRef& x, const tsr_tensor& pivots) {
+  const int64_t m = last(*x, 2), k = last(pivots, 1);
+  const int64_t count = k == 0 ? 0 : pivots.layout.numel() / k;
+  std::vector<int32_t> piv(static_cast<size_t>(pivots.layout.numel()));
+  read_to_host(pivots, piv.data(), piv.size() * sizeof(int32_t));
+  std::vector<int64_t> source(static_cast<size_t>(count * m));  // row i of P X is row source[i] of X
+  for (int64_t b = 0; b < count; ++b) {
+    std::vector<int64_t> perm(static_cast<size_t>(m));
+    for (int64_t i = 0; i < m; ++i) perm[static_cast<size_t>(i)] = i;
+    for (int64_t i = 0; i < k; ++i) std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(piv[static_cast<size_t>(b * k + i)] - 1)]);
+    for (int64_t i = 0; i < m; ++i) source[static_cast<size_t>(b * m + perm[static_cast<size_t>(i)])] = i;
+  }
+  std::vector<int64_t> shape(pivots.layout.shape.begin(), pivots.layout.shape.begin() + pivots.layout.ndim - 1);
+  shape.push_back(m);
+  shape.push_back(1);
+  TensorRef index = from_host(*x->rt, source.data(), static_cast<int32_t>(shape.size()), shape.data(), TSR_INT64, x->device);
+  shape.back() = last(*x, 1);
+  TensorRef spread = make_view(*index, broadcast_to(index->layout, static_cast<int32_t>(shape.size()), shape.data()));
+  return gather(*x, -2, *spread);
+}
+
+// (LU, pivots) = lu_factor(A), A = P L U (PyTorch 1.13's
+// lu_factor_ex_backward and linalg_lu_backward): L's gradient is LU's
+// columns up to k, U's its rows up to k; square A:
+// P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T; wide and tall A also carry
+// the gradient of U's (L's) block past k.
+struct LuFactorBackward final : SavedNode<2> {  // t[0]: LU, t[1]: the pivots (int32)
+  const char* name() const override { return "LinalgLuFactorExBackward0"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    const TensorRef& LU = t[0];
+    const int64_t m = last(*LU, 2), n = last(*LU, 1), k = std::min(m, n);
+    if (LU->layout.numel() == 0) return {zeros_like(g)};
+    const TensorRef L = add(tril(narrow(LU, -1, 0, k), -1), eye_like_shape(LU, m, k));
+    const TensorRef U = triu(narrow(LU, -2, 0, k));
+    const TensorRef gL = narrow(g, -1, 0, k), gU = narrow(g, -2, 0, k);
+    TensorRef X;
+    if (m == n) {
+      X = add(tril(matmul(mT(L), gL), -1), triu(matmul(gU, mT(U))));
+      X = solve(mT(L), times_inverse_transpose(X, U));
+    } else if (m < n) {
+      X = sub(matmul(mT(L), gL), matmul(triu(gU), mT(U)));
+      X = times_inverse_transpose(tril(X, -1), narrow(U, -1, 0, k));
+      const TensorRef left = add(X, triu(narrow(gU, -1, 0, k))), right = narrow(gU, -1, k, n - k);
+      const tsr_tensor* parts[2] = {left.get(), right.get()};
+      X = solve(mT(L), concat(parts, -1));
+    } else {
+      X = sub(matmul(gU, mT(U)), matmul(mT(L), tril(gL, -1)));
+      X = solve(mT(narrow(L, -2, 0, k)), triu(X));
+      const TensorRef top = add(X, tril(narrow(gL, -2, 0, k), -1)), bottom = narrow(gL, -2, k, m - k);
+      const tsr_tensor* parts[2] = {top.get(), bottom.get()};
+      X = times_inverse_transpose(concat(parts, -2), U);
+    }
+    return {permute_rows(X, *t[1])};
+  }
+  // I [m, k]: ones on the main diagonal.
+  static TensorRef eye_like_shape(const TensorRef& t, int64_t m, int64_t k) { return eye(*t->rt, m, k, 0, t->dtype, t->device); }
+};
+
 // Links a node of several outputs to its input and makes each result
 // output i of it.
 void record_outputs(std::shared_ptr<Node> node, std::initializer_list<const tsr_tensor*> inputs,
@@ -332,6 +397,14 @@ void record_linalg_pinv(const tsr_tensor& a, tsr_tensor& p) {
   n->saved[0].save(a, false);
   n->saved[1].save(p, true);
   record(std::move(n), {&a}, p);
+}
+
+void record_linalg_lu_factor(const tsr_tensor& a, tsr_tensor& lu, const tsr_tensor& pivots) {
+  if (!differentiable("linalg_lu_factor", {&a}, lu)) return;
+  auto n = std::make_shared<LuFactorBackward>();
+  n->saved[0].save(lu, true);
+  n->saved[1].save(pivots, false);
+  record(std::move(n), {&a}, lu);
 }
 
 void record_linalg_eigh(const tsr_tensor& a, tsr_tensor& w, tsr_tensor& v, bool values_only) {

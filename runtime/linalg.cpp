@@ -206,9 +206,10 @@ TensorRef cholesky_of(const tsr_tensor& a, bool upper) {
 }
 
 void linalg_lu_factor(const tsr_tensor& a, TensorRef* lu_out, TensorRef* pivots) {
-  const autograd::NoFormulaYet pending("linalg_lu_factor", a);
+  const bool records = autograd::should_record({&a});
+  const autograd::GradModeGuard off(false);
   lu_factor_of(a, lu_out, pivots);
-  *lu_out = pending(std::move(*lu_out));
+  if (records) autograd::record_linalg_lu_factor(a, **lu_out, **pivots);
 }
 
 void lu_factor_of(const tsr_tensor& a, TensorRef* lu_out, TensorRef* pivots) {

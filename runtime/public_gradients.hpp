@@ -89,7 +89,7 @@ enum class PublicGradient : uint8_t { kFormula, kView, kInplace, kOut, kNone, kP
   M(tsr_linalg_det, kFormula) M(tsr_linalg_slogdet, kFormula) M(tsr_linalg_qr, kFormula)        \
   M(tsr_linalg_svd, kFormula) M(tsr_linalg_eigh, kFormula) M(tsr_linalg_vector_norm, kFormula)  \
   M(tsr_linalg_pinv, kFormula)                                                                  \
-  M(tsr_linalg_lu_factor, kPending)                                                             \
+  M(tsr_linalg_lu_factor, kFormula)                                                             \
   /* autograd's own */                                                                          \
   M(tsr_is_grad_enabled, kNoTensor) M(tsr_set_grad_enabled, kNoTensor)                          \
   M(tsr_tensor_requires_grad, kNoTensor) M(tsr_tensor_set_requires_grad, kNoTensor)             \

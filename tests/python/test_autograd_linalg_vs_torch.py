@@ -59,6 +59,9 @@ FUNCTIONS = {
     "solve": (lambda m, a, b: m.linalg.solve(a, b), [((3, 3), GENERAL), ((3, 2), GENERAL)], True),
     "solve_vector": (lambda m, a, b: m.linalg.solve(a, b[..., 0]), [((3, 3), GENERAL), ((3, 2), GENERAL)], True),
     "cholesky": (lambda m, a: m.linalg.cholesky(a), [((3, 3), SPD)], True),
+    "lu_factor": (lambda m, a: m.linalg.lu_factor(a).LU, [((3, 3), GENERAL)], True),
+    "lu_factor_wide": (lambda m, a: m.linalg.lu_factor(a).LU, [((3, 5), GENERAL)], True),
+    "lu_factor_tall": (lambda m, a: m.linalg.lu_factor(a).LU, [((5, 3), GENERAL)], True),
     "cholesky_upper": (lambda m, a: m.linalg.cholesky(a, upper=True), [((3, 3), SPD)], True),
     "qr_tall": (lambda m, a: _cat(m, *m.linalg.qr(a)), [((4, 3), GENERAL)], True),
     "qr_q": (lambda m, a: m.linalg.qr(a)[0], [((4, 3), GENERAL)], False),
@@ -203,6 +206,7 @@ def test_node_names_are_torchs():
         "LinalgCholeskyExBackward0": ts.linalg.cholesky(a),
         "LinalgEighBackward0": ts.linalg.eigvalsh(a),
         "LinalgSvdBackward0": ts.linalg.svdvals(a),
+        "LinalgLuFactorExBackward0": ts.linalg.lu_factor(a).LU,
     }
     for want, t in names.items():
         assert t.grad_fn.name() == want
@@ -239,7 +243,7 @@ def test_complete_qr_of_a_tall_matrix_refuses_its_derivative_as_torch():
 
 # gradcheck and gradgradcheck on the well-defined ones (not the kink of a
 # singular det, nor losses of whole singular vectors).
-GRADCHECKED = ["inv", "det", "slogdet", "solve", "solve_vector", "cholesky", "qr_tall", "qr_wide", "svdvals_tall",
+GRADCHECKED = ["lu_factor", "lu_factor_wide", "lu_factor_tall", "inv", "det", "slogdet", "solve", "solve_vector", "cholesky", "qr_tall", "qr_wide", "svdvals_tall",
                "svd_u_squared", "eigvalsh", "eigh_vectors_squared", "pinv", "matrix_power", "cross", "tensordot",
                "vector_norm_2_dim", "vector_norm_3", "vector_norm_1.5", "matrix_norm_nuc"]
 

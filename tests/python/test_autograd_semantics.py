@@ -556,15 +556,14 @@ def test_threads_train_their_own_graphs():
 
 
 @pytest.mark.parametrize("name,fn", [
-    ("linalg_lu_factor", lambda x: ts.linalg.lu_factor(x).LU + x),
     ("_unique2", lambda x: ts.unique(x) * 2),
     ("linalg_inv", lambda x: ts.linalg.inv(x.to(ts.complex128)).abs() + x),
     ("real", lambda x: (x.to(ts.complex128) * 2).real + x),
 ])
 def test_functions_without_a_formula_fail_loudly(name, fn):
-    # lu_factor's is not written yet, torch has none for unique, complex
-    # results have none (Note [Complex tensors and autograd]): backward
-    # fails naming the function, never a gradient missing its share.
+    # torch has none for unique, complex results have none (Note [Complex
+    # tensors and autograd]): backward fails naming the function, never a
+    # gradient missing its share.
     x = ts.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=ts.float64, requires_grad=True)
     y = fn(x)
     assert y.requires_grad
