@@ -2,7 +2,8 @@
 """Gradients of torch.linalg's functions against PyTorch 1.13's, in float64
 (issue 33; runtime/derivatives_linalg.cpp and the composites of
 tessera.linalg): first and second derivatives, on plain, transposed,
-sliced (with steps), batched and empty matrices, on the cpu here and on
+sliced (with steps), batched, expanded (a batch broadcast from one matrix)
+and empty matrices, on the cpu here and on
 the emulated CUDA device and the arena device in subprocesses;
 tessera.autograd.gradcheck and gradgradcheck on the same functions.
 
@@ -58,6 +59,7 @@ FUNCTIONS = {
     "slogdet_sign": (lambda m, a: _cat(m, *m.linalg.slogdet(a)), [((3, 3), GENERAL)], False),
     "solve": (lambda m, a, b: m.linalg.solve(a, b), [((3, 3), GENERAL), ((3, 2), GENERAL)], True),
     "solve_vector": (lambda m, a, b: m.linalg.solve(a, b[..., 0]), [((3, 3), GENERAL), ((3, 2), GENERAL)], True),
+    "solve_broadcast": (lambda m, a, b: m.linalg.solve(a, b), [((3, 3), GENERAL), ((2, 3, 2), GENERAL)], True),
     "cholesky": (lambda m, a: m.linalg.cholesky(a), [((3, 3), SPD)], True),
     "lu_factor": (lambda m, a: m.linalg.lu_factor(a).LU, [((3, 3), GENERAL)], True),
     "lu_factor_wide": (lambda m, a: m.linalg.lu_factor(a).LU, [((3, 5), GENERAL)], True),
@@ -110,8 +112,9 @@ FUNCTIONS = {
     "matrix_norm_neg_inf": (lambda m, a: m.linalg.matrix_norm(a, -float("inf")), [((3, 4), GENERAL)], False),
 }
 # The ways an input reaches the function: its leaf itself, the transpose of
-# a leaf, every other column of a leaf, a batch of two, an empty batch.
-VARIANTS = ("plain", "transposed", "sliced", "batched", "empty")
+# a leaf, every other column of a leaf, a batch of two, one matrix expanded
+# to a batch of two (its gradient the sum of both), an empty batch.
+VARIANTS = ("plain", "transposed", "sliced", "batched", "expanded", "empty")
 
 
 def _bases(name, variant, seed):
@@ -120,6 +123,8 @@ def _bases(name, variant, seed):
     for shape, kind in FUNCTIONS[name][1]:
         if variant == "batched":
             shape = (2,) + shape
+        elif variant == "expanded":
+            shape = (1,) + shape
         elif variant == "empty":
             shape = (0,) + shape
         bases.append(_matrix(rng, shape, kind))
@@ -142,7 +147,10 @@ def _inputs(m, bases, variant, device):
         else:
             leaf = torch.tensor(data, dtype=torch.float64, requires_grad=True)
         leaves.append(leaf)
-        seen.append(leaf.mT if variant == "transposed" else leaf[..., 1::2] if variant == "sliced" else leaf)
+        if variant == "expanded":
+            seen.append(leaf.expand((2,) + tuple(leaf.shape[1:])))
+        else:
+            seen.append(leaf.mT if variant == "transposed" else leaf[..., 1::2] if variant == "sliced" else leaf)
     return leaves, seen
 
 
