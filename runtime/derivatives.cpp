@@ -5,23 +5,33 @@
 //   formula written with the runtime's own functions, so it runs on the
 //   tensors' device. A formula returns the gradient of each input at the
 //   shape of the op's output; the engine sums it to the input's shape and
-//   dtype (Note [Autograd]). Adding a function: a Node below, and a case in
-//   its record_* that makes it; a result of an op with no formula gets
-//   NotImplementedBackward, whose backward fails naming the op, so no
-//   gradient is ever dropped in silence. Results that are not floating or
-//   complex (comparisons, argmax, integer ops) record nothing: they have no
-//   gradient. Each op's row (formula, none, refused, pending) is
-//   op_gradient() in derivatives.hpp (Note [Every op has a gradient or a
-//   reason]): give a new op its row there.
-//   A formula saves with saving() (Note [Saved tensors and versions]) and
-//   reads a, b, out while it runs. It is written with recorded functions
-//   only (view_of for views, never make_view on a gradient), so that under
-//   create_graph its own graph is recorded and a second derivative needs no
-//   entry of its own. Every view but expand and as_strided has one formula,
-//   ViewBackward: the gradient scattered through the view op applied to a
-//   row-major layout of the input's shape (the C API passes the op, not
-//   the result's layout, to view_of), which holds for views of expanded
-//   tensors too.
+//   dtype (Note [Autograd]). The table is this file and, for linear
+//   algebra, derivatives_linalg.cpp (Note [Linear algebra formulas]).
+//   Adding a function:
+//     1. its Node here (or there): the name, what it saves, apply();
+//     2. a record_* (derivatives.hpp) that makes it, called by the function
+//        after computing its result (with grad mode off when the function
+//        is itself built from recorded ops, as linalg.cpp's are);
+//     3. its row: op_gradient() in derivatives.hpp for an op (Note [Every
+//        op has a gradient or a reason]), public_gradients.hpp for a public
+//        function (Note [Every public function has a gradient or a reason]);
+//        the build fails until both are given;
+//     4. a line in tests/python/test_autograd_vs_torch.py (or
+//        test_autograd_linalg_vs_torch.py): first and second derivatives
+//        against torch, on three devices.
+//   A result of an op with no formula gets NotImplementedBackward, whose
+//   backward fails naming the op, so no gradient is ever dropped in
+//   silence. Results that are not floating (comparisons, argmax, integer
+//   ops) record nothing: they have no gradient.
+//   A formula saves with saving() or SavedNode<N> (Note [Saved tensors and
+//   versions]) and reads a, b, out (t[i]) while it runs. It is written
+//   with recorded functions only (formula_ops.hpp; view_of for views, never
+//   make_view on a gradient), so that under create_graph its own graph is
+//   recorded and a second derivative needs no entry of its own. Every view
+//   but expand and as_strided has one formula, ViewBackward: the gradient
+//   scattered through the view op applied to a row-major layout of the
+//   input's shape (the C API passes the op, not the result's layout, to
+//   view_of), which holds for views of expanded tensors too.
 #include "derivatives.hpp"
 
 #include <algorithm>
