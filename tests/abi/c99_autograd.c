@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Gradients from C99 (tessera/autograd.h, ABI 1.8): a graph of matmul,
+/* Gradients from C99 (tessera/autograd.h, ABI 1.8 and 1.9): a graph of matmul,
  * exp, mul and sum run backward, its gradients read and checked against
  * the same derivatives computed here in double; retain_graph, a second
  * backward's error, a saved tensor modified in place, a C hook with user
  * data that replaces a gradient, tsr_grad with create_graph (a second
  * derivative), grad mode, the node names, and the errors of integer
- * tensors and in-place writes into leaves. Runs under valgrind too
+ * tensors and in-place writes into leaves; softmax's fused formula,
+ * slogdet's node of two outputs and complex tensors refused (ABI 1.9).
+ * Runs under valgrind too
  * (tests/abi/CMakeLists.txt). Exit status 0 when all hold. */
 #include <math.h>
 #include <stdio.h>
@@ -262,6 +264,60 @@ int main(int argc, char** argv) {
     tsr_tensor_release(det);
     tsr_tensor_release(i64);
     tsr_tensor_release(plain);
+  }
+
+  /* ABI 1.9: a fused formula (softmax), a node of several outputs
+   * (slogdet: the gradient of logabsdet alone is A^-T), and complex
+   * tensors refused. */
+  {
+    static const double av[4] = {2.0, 1.0, 0.5, 3.0}, cv[2] = {1.0, -2.0};
+    static const int64_t square[2] = {2, 2};
+    tsr_tensor *a = doubles(av, 2, square, 1), *sm = NULL, *cvec = doubles(cv, 1, &square[1], 0), *prod = NULL, *s;
+    tsr_tensor *sign = NULL, *logabs = NULL, *l, *cz = NULL;
+    double e0 = exp(xv[0]), e1 = exp(xv[1]), p0, p1, dot, wants[2], wantl[4];
+    const double det = av[0] * av[3] - av[1] * av[2];
+    CHECK_OK(tsr_softmax(x, -1, &sm)); /* x is [1, 2] */
+    CHECK(strcmp(tsr_tensor_grad_fn_name(sm), "SoftmaxBackward0") == 0);
+    CHECK_OK(tsr_binary(TSR_OP_MUL, sm, cvec, &prod));
+    s = sum_all(prod);
+    CHECK_OK(tsr_tensor_set_grad(x, NULL));
+    CHECK_OK(tsr_backward(1, &s, NULL, 0, NULL, NULL));
+    p0 = e0 / (e0 + e1);
+    p1 = e1 / (e0 + e1);
+    dot = p0 * cv[0] + p1 * cv[1];
+    wants[0] = p0 * (cv[0] - dot);
+    wants[1] = p1 * (cv[1] - dot);
+    {
+      tsr_tensor* g = grad_of(x);
+      expect(g, wants, 2, "grad of sum(softmax(x) * c)");
+      tsr_tensor_release(g);
+    }
+    CHECK_OK(tsr_linalg_slogdet(a, &sign, &logabs));
+    CHECK(strcmp(tsr_tensor_grad_fn_name(sign), "LinalgSlogdetBackward0") == 0);
+    CHECK(strcmp(tsr_tensor_grad_fn_name(logabs), "LinalgSlogdetBackward0") == 0);
+    l = sum_all(logabs);
+    CHECK_OK(tsr_backward(1, &l, NULL, 0, NULL, NULL));
+    wantl[0] = av[3] / det; /* (A^-1)^T */
+    wantl[1] = -av[2] / det;
+    wantl[2] = -av[1] / det;
+    wantl[3] = av[0] / det;
+    {
+      tsr_tensor* g = grad_of(a);
+      expect(g, wantl, 4, "grad of log|det A|");
+      tsr_tensor_release(g);
+    }
+    CHECK_OK(tsr_zeros(rt, 1, &square[1], TSR_COMPLEX128, cpu, &cz));
+    CHECK_FAILS(tsr_tensor_set_requires_grad(cz, 1), TSR_ERR_TYPE,
+                "complex gradients are not implemented");
+    tsr_tensor_release(cz);
+    tsr_tensor_release(l);
+    tsr_tensor_release(logabs);
+    tsr_tensor_release(sign);
+    tsr_tensor_release(s);
+    tsr_tensor_release(prod);
+    tsr_tensor_release(cvec);
+    tsr_tensor_release(sm);
+    tsr_tensor_release(a);
   }
 
   tsr_tensor_release(w);
