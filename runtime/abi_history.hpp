@@ -45,8 +45,8 @@ constexpr uint32_t math_fn_minor(int64_t fn) { return fn >= TSR_MATH_CONJ ? 7 : 
 constexpr uint32_t scalar_kind_minor(int32_t kind) { return kind >= TSR_SCALAR_COMPLEX ? 7 : 0; }
 
 // The newest minor that changed what a kernel or communicator is handed
-// (1.8 and 1.9 added autograd and functions to the public API only): a plugin of this minor or a
-// newer one is handed everything as it is.
+// (1.8 and 1.9 added autograd and functions to the public API only): a
+// plugin of this minor or a newer one is handed everything as it is.
 constexpr uint32_t kPluginFacingMinor = 7;
 
 static_assert(TSR_ABI_VERSION_MAJOR == 1 && TSR_ABI_VERSION_MINOR == 9,

@@ -58,31 +58,17 @@ TensorRef mask(int32_t cmp, const TensorRef& a, const TensorRef& b, int32_t dtyp
 }
 // The tensors a formula reads (Note [Saved tensors and versions]):
 // a, b and out hold them while apply runs.
-struct Saved : Node {
-  SavedTensor saved_a, saved_b, saved_out;
-  TensorRef a, b, out;
-  void unpack_saved() override {
-    if (saved_a) a = saved_a.unpack(*this);
-    if (saved_b) b = saved_b.unpack(*this);
-    if (saved_out) out = saved_out.unpack(*this);
-  }
-  void drop_unpacked() noexcept override {
-    a.reset();
-    b.reset();
-    out.reset();
-  }
-  void release_saved() noexcept override {
-    saved_a.release();
-    saved_b.release();
-    saved_out.release();
-  }
+struct Saved : SavedNode<3> {
+  TensorRef& a = t[0];  // the first input, the second, the output
+  TensorRef& b = t[1];
+  TensorRef& out = t[2];
 };
 // n with the named tensors saved (null: not needed by its formula).
 template <class N>
 std::shared_ptr<Node> saving(std::shared_ptr<N> n, const tsr_tensor* a, const tsr_tensor* b, const tsr_tensor* out) {
-  if (a != nullptr) n->saved_a.save(*a, false);
-  if (b != nullptr) n->saved_b.save(*b, false);
-  if (out != nullptr) n->saved_out.save(*out, true);
+  if (a != nullptr) n->saved[0].save(*a, false);
+  if (b != nullptr) n->saved[1].save(*b, false);
+  if (out != nullptr) n->saved[2].save(*out, true);
   return n;
 }
 
@@ -817,7 +803,7 @@ void record_unary(int32_t op, const tsr_tensor& a, tsr_tensor& out) {
 void record_where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out) {
   if (!differentiable("where", {&a, &b}, out)) return;
   auto n = std::make_shared<WhereBackward>();
-  n->saved_a.save(cond, false);
+  n->saved[0].save(cond, false);
   record(std::move(n), {&a, &b}, out);
 }
 

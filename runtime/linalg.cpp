@@ -442,10 +442,9 @@ TensorRef linalg_vector_norm(const tsr_tensor& x, double ord, int32_t num_dims, 
   if (!tsr_dtype_is_floating(x.dtype) && !tsr_dtype_is_complex(x.dtype))
     fail(TSR_ERR_TYPE, fn + ": Expected a floating point or complex tensor as input. Got " + torch_type_name(x.dtype));
   if (num_dims == 0) dims = nullptr;
-  bool reduced[TSR_MAX_DIMS] = {};
+  bool reduced[TSR_MAX_DIMS];
+  reduced_dims(x.layout.ndim, num_dims, dims, reduced);
   bool reduces_empty = false;  // over a dim of size 0 (or all dims of an empty x)
-  for (int32_t d = 0; d < x.layout.ndim; ++d) reduced[d] = dims == nullptr;
-  for (int32_t i = 0; dims != nullptr && i < num_dims; ++i) reduced[wrap_dim(dims[i], x.layout.ndim)] = true;
   for (int32_t d = 0; d < x.layout.ndim; ++d) reduces_empty = reduces_empty || (reduced[d] && x.layout.shape[d] == 0);
   if (reduces_empty && (ord < 0 || std::isinf(ord)))
     fail(TSR_ERR_INVALID_ARGUMENT, fn + " cannot compute the " + format_order(ord) +

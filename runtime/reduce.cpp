@@ -57,14 +57,8 @@ TensorRef reduce(int32_t op, const tsr_tensor& t, int32_t num_dims, const int32_
   const bool arg = op == TSR_OP_ARGMAX || op == TSR_OP_ARGMIN;
   if (arg && num_dims > 1) fail(TSR_ERR_INVALID_ARGUMENT, std::string(tsr_op_name(op)) + " accepts at most one dim");
   if (!(correction >= 0)) fail(TSR_ERR_INVALID_ARGUMENT, "correction must be >= 0 (got " + std::to_string(correction) + ")");
-  bool reduced[TSR_MAX_DIMS] = {};
-  for (int32_t i = 0; !all && i < num_dims; ++i) {
-    int32_t d = wrap_dim(dims[i], in.ndim);
-    if (in.ndim == 0) continue;
-    if (reduced[d]) fail(TSR_ERR_INVALID_ARGUMENT, "dim " + std::to_string(d) + " appears multiple times in the list of dims");
-    reduced[d] = true;
-  }
-  for (int32_t d = 0; all && d < in.ndim; ++d) reduced[d] = true;
+  bool reduced[TSR_MAX_DIMS];
+  reduced_dims(in.ndim, num_dims, dims, reduced);
 
   const char* name = tsr_op_name(op);
   if (op == TSR_OP_MAX || op == TSR_OP_MIN || arg) {

@@ -330,6 +330,17 @@ Layout select(const Layout& l, int64_t dim, int64_t index) {
   return r;
 }
 
+void reduced_dims(int32_t ndim, int32_t num_dims, const int32_t* dims, bool* reduced) {
+  const bool all = num_dims == 0 || dims == nullptr;
+  for (int32_t d = 0; d < TSR_MAX_DIMS; ++d) reduced[d] = all && d < ndim;
+  for (int32_t i = 0; !all && i < num_dims; ++i) {
+    const int32_t d = wrap_dim(dims[i], ndim);
+    if (ndim == 0) continue;
+    if (reduced[d]) fail(TSR_ERR_INVALID_ARGUMENT, "dim " + num(d) + " appears multiple times in the list of dims");
+    reduced[d] = true;
+  }
+}
+
 Layout diagonal(const Layout& l, int64_t offset, int64_t dim1, int64_t dim2) {
   const int32_t d1 = wrap_dim(dim1, l.ndim), d2 = wrap_dim(dim2, l.ndim);
   if (d1 == d2) fail(TSR_ERR_INVALID_ARGUMENT, "diagonal dimensions cannot be identical " + num(dim1) + ", " + num(dim2));

@@ -95,6 +95,11 @@ std::optional<Layout> flatten(const Layout& l, int64_t start_dim, int64_t end_di
 Layout as_strided(const Layout& src, int32_t ndim, const int64_t* shape, const int64_t* strides, int64_t offset,
                   int64_t storage_numel, size_t element_size = 1);
 
+// Which of ndim dims a reduction over `dims` reduces (num_dims 0 or dims
+// null: all), into reduced[TSR_MAX_DIMS]; a dim named twice fails. A 0-d
+// tensor's dims 0 and -1 name nothing.
+void reduced_dims(int32_t ndim, int32_t num_dims, const int32_t* dims, bool* reduced);
+
 // NumPy broadcasting of two shapes; writes the result (room for
 // TSR_MAX_DIMS) and returns its ndim. TSR_ERR_SHAPE when they do not broadcast.
 int32_t broadcast_shapes(int32_t na, const int64_t* a, int32_t nb, const int64_t* b, int64_t* out);

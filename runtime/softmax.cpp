@@ -36,19 +36,6 @@ TensorRef shift_of(const tsr_tensor& x, int32_t num_dims, const int32_t* dims, b
   return where(*infinite, *full(*x.rt, 0, nullptr, make_scalar(0.0), x.dtype, x.device), *m);
 }
 
-// Which input dims a reduction over `dims` (none: all) reduces.
-std::vector<bool> reduced_dims(const tsr_tensor& x, int32_t num_dims, const int32_t* dims) {
-  const int32_t nd = x.layout.ndim;
-  std::vector<bool> r(static_cast<size_t>(std::max(nd, 1)), num_dims == 0 || dims == nullptr);
-  for (int32_t i = 0; !(num_dims == 0 || dims == nullptr) && i < num_dims; ++i) {
-    const int32_t d = wrap_dim(dims[i], nd);
-    if (r[static_cast<size_t>(d)])
-      fail(TSR_ERR_INVALID_ARGUMENT, "dim " + std::to_string(d) + " appears multiple times in the list of dims");
-    r[static_cast<size_t>(d)] = true;
-  }
-  return r;
-}
-
 }  // namespace
 
 TensorRef softmax(const tsr_tensor& x, int64_t dim, bool log) {
@@ -73,7 +60,8 @@ TensorRef softmax(const tsr_tensor& x, int64_t dim, bool log) {
 
 TensorRef logsumexp(const tsr_tensor& x, int32_t num_dims, const int32_t* dims, bool keepdim) {
   check_floating(x, "logsumexp");
-  const std::vector<bool> reduced = reduced_dims(x, num_dims, dims);
+  bool reduced[TSR_MAX_DIMS];
+  reduced_dims(x.layout.ndim, num_dims, dims, reduced);
   const bool records = autograd::should_record({&x});
   const autograd::GradModeGuard off(false);
   TensorRef m = shift_of(x, num_dims, dims, true);
@@ -84,14 +72,10 @@ TensorRef logsumexp(const tsr_tensor& x, int32_t num_dims, const int32_t* dims, 
   if (!keepdim) {
     std::vector<int64_t> shape;
     for (int32_t d = 0; d < x.layout.ndim; ++d)
-      if (!reduced[static_cast<size_t>(d)]) shape.push_back(x.layout.shape[static_cast<size_t>(d)]);
+      if (!reduced[d]) shape.push_back(x.layout.shape[static_cast<size_t>(d)]);
     out = make_view(*kept, view(kept->layout, static_cast<int32_t>(shape.size()), shape.data()));
   }
-  if (records) {
-    bool r[TSR_MAX_DIMS] = {};
-    for (int32_t d = 0; d < x.layout.ndim; ++d) r[d] = reduced[static_cast<size_t>(d)];
-    autograd::record_logsumexp(x, r, *out);
-  }
+  if (records) autograd::record_logsumexp(x, reduced, *out);
   return out;
 }
 

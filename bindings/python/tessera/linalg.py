@@ -18,7 +18,7 @@ import operator
 from collections import namedtuple
 from ctypes import c_int32, c_void_p
 
-from . import _creation, _types
+from . import _creation
 from ._lib import C, OP, LinAlgError, check, runtime
 from ._tensor import Tensor, _call, wrap
 from ._types import finfo, float64
@@ -204,12 +204,11 @@ def _largest_abs(w):
 
 def _tolerance(v, A):
     """A tolerance of pinv as the C function takes it: None, a Tensor, or a
-    number as a 0-d tensor of A's real dtype (through float64, so that
-    float32 rounds it as a cast does)."""
+    number as a 0-d float64 tensor (the C function casts it to A's real
+    dtype, as a float32 cast rounds it)."""
     if v is None or isinstance(v, Tensor):
         return v
-    real = float64 if A.dtype == float64 or A.dtype.is_complex and A.dtype != _types.complex64 else _types.float32
-    return _creation.full((), float(v), dtype=float64, device=A.device).to(real)
+    return _creation.full((), float(v), dtype=float64, device=A.device)
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
