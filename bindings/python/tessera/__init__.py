@@ -28,6 +28,7 @@ from ._dlpack import from_dlpack
 from . import autograd, linalg, testing
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .linalg import outer, tensordot  # torch.outer, torch.tensordot
+from . import nn  # tessera.nn: torch.nn's Module, layers, losses, functional and init
 
 __version__ = "0.1.0"
 

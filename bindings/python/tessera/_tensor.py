@@ -504,6 +504,31 @@ class Tensor:
         check(C.detach_(self._h))
         return self
 
+    @property
+    def data(self):
+        """torch's .data: a new view of the same storage that requires no grad."""
+        return _call(C.detach, self._h)
+
+    @data.setter
+    def data(self, value):
+        """torch's `x.data = y` (what nn.Module.to does to its parameters):
+        x reads y's storage, shape, dtype and device from now on, and stays
+        the same object with its requires_grad. Its .grad stays when it
+        still fits (same shape, dtype and device: a grad record takes no
+        other), else it is dropped; a non-leaf becomes a leaf."""
+        if not isinstance(value, Tensor):
+            raise TypeError("Variable data has to be a tensor, but got %s" % type(value).__name__)
+        new = _call(C.detach, value._h)
+        if C.tensor_is_leaf(self._h) and C.tensor_requires_grad(self._h):
+            check(C.tensor_set_requires_grad(new._h, 1))
+        g = c_void_p()
+        check(C.tensor_grad(self._h, g))
+        if g.value:
+            grad = wrap(g.value)
+            if grad.shape == new.shape and grad.dtype == new.dtype and grad.device == new.device:
+                check(C.tensor_set_grad(new._h, grad._h))
+        self._h, new._h = new._h, self._h  # `new` releases the old handle
+
     def register_hook(self, hook):
         from ._grad import register_hook
         return register_hook(self, hook)

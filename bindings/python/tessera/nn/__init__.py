@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: Apache-2.0
+"""tessera.nn: torch.nn's Module, Parameter, layers and losses (torch 1.13's
+names and semantics), with nn.functional and nn.init."""
+from . import init
+from .parameter import Parameter
+from .module import Module
+from .container import ModuleList, Sequential
+
+__all__ = ["Parameter", "Module", "Sequential", "ModuleList", "Identity", "Linear", "ReLU", "GELU", "Tanh",
+           "Sigmoid", "Dropout", "LayerNorm", "Embedding", "CrossEntropyLoss", "MSELoss", "functional", "init"]
+
+import importlib.util  # noqa: E402  (nn.functional is being written beside this package: the layers wait for it)
+if importlib.util.find_spec(__name__ + ".functional") is None:
+    __all__ = __all__[:4] + ["init"]
+else:
+    from . import functional
+    from .layers import GELU, Dropout, Embedding, Identity, LayerNorm, Linear, ReLU, Sigmoid, Tanh
+    from .loss import CrossEntropyLoss, MSELoss
