@@ -5,7 +5,6 @@ load_state_dict (values and error text), to() keeping the Parameter objects,
 train/eval, zero_grad and repr. The device checks (to() onto the emulated
 cuda device and the arena device, and back) run in subprocesses with those
 configs: main(device)."""
-import os
 import warnings
 from collections import OrderedDict
 
@@ -16,8 +15,7 @@ import torch
 import tessera as ts
 import tessera.nn as nn
 
-from grad_cases import on_device
-from devices import arena_config, needs_arena, needs_emulator
+from grad_cases import device_tests
 
 needs_layers = pytest.mark.skipif(not hasattr(nn, "Linear"), reason="tessera.nn.functional is not there yet")
 
@@ -368,10 +366,6 @@ def test_default_initialisations_have_torchs_bounds_and_repeat_with_the_seed():
     assert lin64.weight.dtype == ts.float64 and lin64.bias.dtype == ts.float64 and lin64.weight.requires_grad
 
 
-def _has(fn):
-    return hasattr(nn, "functional") and hasattr(nn.functional, fn)
-
-
 @needs_layers
 @pytest.mark.parametrize("dtype", ["float64"])
 def test_mlp_from_torch_state_dict_matches_torch_forward(dtype, device="cpu"):
@@ -477,14 +471,7 @@ def main(device):
             print("%s on %s: %s" % (check.__name__, device, failure.splitlines()[0]))
 
 
-@needs_emulator
-def test_modules_on_the_emulated_cuda_device():
-    assert on_device("test_nn_modules", os.environ["TESSERA_TEST_CUDA_EMU_CONFIG"], "cuda:0") == []
-
-
-@needs_arena
-def test_modules_on_the_arena_device(tmp_path):
-    assert on_device("test_nn_modules", str(arena_config(tmp_path, 67108864)), "arena:0") == []
+test_modules_on_the_emulated_cuda_device, test_modules_on_the_arena_device = device_tests("test_nn_modules")
 
 
 def test_forward_hooks_and_call():

@@ -69,7 +69,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
         out = randn(tensor.shape, dtype=tensor.dtype, device=tensor.device) * std + mean
         for _ in range(1000):
             outside = (out < a) | (out > b)
-            if not outside.any():
+            if outside.sum().item() == 0:
                 break
             out = where(outside, randn(tensor.shape, dtype=tensor.dtype, device=tensor.device) * std + mean, out)
         return _fill(tensor, out.clamp(a, b))
