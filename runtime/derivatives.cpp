@@ -218,6 +218,8 @@ struct MathBackward final : Saved {
         "Log1pBackward0", "Log2Backward0",  "Log10Backward0", "FloorBackward0", "CeilBackward0",  "TruncBackward0",
         "RoundBackward0", "SignBackward0"};
     static_assert(sizeof(kNames) / sizeof(kNames[0]) == TSR_MATH_CONJ, "one name per real MATH function");
+    static_assert(TSR_MATH_FN_COUNT == TSR_MATH_ERF + 1, "a new MATH function: name it here");
+    if (fn == TSR_MATH_ERF) return "ErfBackward0";
     return fn >= 0 && fn < TSR_MATH_CONJ ? kNames[fn] : "ConjBackward0";
   }
   std::vector<TensorRef> apply(const TensorRef& g) override {
@@ -238,11 +240,15 @@ struct MathBackward final : Saved {
       case TSR_MATH_LOG1P: return {div(g, binary_scalar(TSR_OP_ADD, *a, make_scalar(1.0), false))};
       case TSR_MATH_LOG2: return {div(g, mul_scalar(a, make_scalar(std::log(2.0))))};
       case TSR_MATH_LOG10: return {div(g, mul_scalar(a, make_scalar(std::log(10.0))))};
+      case TSR_MATH_ERF:  // g 2/sqrt(pi) exp(-a^2)
+        return {mul(g, mul_scalar(unary(TSR_OP_EXP, *neg(mul(a, a))), 1.1283791670955125738961589031215452))};
       default: return {zeros_like(g)};  // floor, ceil, trunc, round, sign
     }
   }
   // What the formula reads: a (most), out (tan, expm1), nothing (the zeros).
-  static bool reads_input(int32_t fn) { return fn != TSR_MATH_TAN && fn != TSR_MATH_EXPM1 && fn < TSR_MATH_FLOOR; }
+  static bool reads_input(int32_t fn) {
+    return (fn != TSR_MATH_TAN && fn != TSR_MATH_EXPM1 && fn < TSR_MATH_FLOOR) || fn == TSR_MATH_ERF;
+  }
   static bool reads_output(int32_t fn) { return fn == TSR_MATH_TAN || fn == TSR_MATH_EXPM1; }
 };
 

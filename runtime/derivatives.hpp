@@ -78,6 +78,19 @@ void record_linalg_svd(const tsr_tensor& a, bool full_matrices, tsr_tensor& u, t
 void record_linalg_eigh(const tsr_tensor& a, tsr_tensor& w, tsr_tensor& v, bool values_only);
 void record_linalg_pinv(const tsr_tensor& a, tsr_tensor& p);
 void record_linalg_lu_factor(const tsr_tensor& a, tsr_tensor& lu, const tsr_tensor& pivots);
+// tessera/nn.h's fused formulas (derivatives_nn.cpp): gelu (approximate:
+// tanh's form), silu, softplus, layer_norm over x's last k dims (weight,
+// bias may be null), embedding (flat_indices: the int64 indices as [n]),
+// binary_cross_entropy of reduction none (weight may be null).
+void record_gelu(const tsr_tensor& x, bool approximate, tsr_tensor& out);
+void record_silu(const tsr_tensor& x, tsr_tensor& out);
+void record_softplus(const tsr_tensor& x, double beta, double threshold, tsr_tensor& out);
+void record_layer_norm(const tsr_tensor& x, int32_t k, const tsr_tensor* weight, const tsr_tensor* bias, double eps,
+                       tsr_tensor& out);
+void record_embedding(const tsr_tensor& weight, const TensorRef& flat_indices, int64_t padding_idx, bool has_padding,
+                      bool scale_grad_by_freq, tsr_tensor& out);
+void record_binary_cross_entropy(const tsr_tensor& x, const tsr_tensor& y, const tsr_tensor* weight,
+                                 tsr_tensor& out);
 // A function with no derivative formula yet (linear algebra, unique; issue
 // 33): constructed before the function runs, it turns recording off for
 // it; each floating result passed through it records

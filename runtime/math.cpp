@@ -33,7 +33,7 @@ bool keeps_integers(int32_t fn) {
 // The dtype the function computes and returns in, for input dtype `dtype`.
 int32_t math_dtype(int32_t fn, int32_t dtype) {
   if (tsr_dtype_is_complex(dtype)) {
-    if (fn == TSR_MATH_FLOOR || fn == TSR_MATH_CEIL || fn == TSR_MATH_TRUNC)
+    if (fn == TSR_MATH_FLOOR || fn == TSR_MATH_CEIL || fn == TSR_MATH_TRUNC || fn == TSR_MATH_ERF)
       fail(TSR_ERR_TYPE, std::string(tsr_math_fn_name(fn)) + " is not defined for complex dtypes (" +
                              tsr_dtype_name(dtype) + ")");
     return dtype;

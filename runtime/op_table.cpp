@@ -17,7 +17,7 @@ static_assert(TSR_OP_MATH == 34 && TSR_OP_LOGADDEXP == 43 && TSR_OP_PROD == 44 &
               TSR_OP_NONZERO == 53);
 static_assert(TSR_OP_CHOLESKY == 54 && TSR_OP_SOLVE == 56 && TSR_OP_EIGH == 59 && TSR_OP_INV == 60);
 static_assert(TSR_OP_COUNT == 61, "a new op is a minor version: update this check, version.h and Python's tests");
-static_assert(TSR_OP_KIND_COUNT == 18 && TSR_MATH_FN_COUNT == 21);
+static_assert(TSR_OP_KIND_COUNT == 18 && TSR_MATH_FN_COUNT == 22);
 
 // Entries in value order: entry k has value k, so there is no gap and no
 // duplicate, and TSR_OP_COUNT is the number of entries.

@@ -134,6 +134,29 @@ TensorRef softmax(const tsr_tensor& x, int64_t dim, bool log);
 // log(sum(exp(x))) over dims (num_dims 0: all), stable.
 TensorRef logsumexp(const tsr_tensor& x, int32_t num_dims, const int32_t* dims, bool keepdim);
 
+// ---- nn.cpp, losses.cpp (ABI 1.10): tessera/nn.h; null pointers for absent tensors ----
+TensorRef linear(const tsr_tensor& x, const tsr_tensor& weight, const tsr_tensor* bias);
+TensorRef layer_norm(const tsr_tensor& x, int32_t k, const tsr_tensor* weight, const tsr_tensor* bias, double eps);
+TensorRef embedding(const tsr_tensor& weight, const tsr_tensor& indices, int64_t padding_idx, bool scale_grad_by_freq);
+void embedding_renorm_(const tsr_tensor& weight, const tsr_tensor& indices, double max_norm, double norm_type);
+TensorRef dropout(const TensorRef& x, double p, bool training);
+TensorRef gelu(const tsr_tensor& x, bool approximate);
+TensorRef silu(const tsr_tensor& x);
+TensorRef softplus(const tsr_tensor& x, double beta, double threshold);
+struct LossOptions {
+  int32_t reduction = 1;  // tsr_reduction
+  int64_t ignore_index = -100;
+  double label_smoothing = 0;
+  const tsr_tensor* weight = nullptr;
+  const tsr_tensor* pos_weight = nullptr;
+};
+TensorRef cross_entropy(const tsr_tensor& input, const tsr_tensor& target, const LossOptions& o);
+TensorRef nll_loss(const tsr_tensor& input, const tsr_tensor& target, const LossOptions& o);
+TensorRef mse_loss(const tsr_tensor& input, const tsr_tensor& target, const LossOptions& o);
+TensorRef l1_loss(const tsr_tensor& input, const tsr_tensor& target, const LossOptions& o);
+TensorRef binary_cross_entropy(const tsr_tensor& input, const tsr_tensor& target, const LossOptions& o);
+TensorRef binary_cross_entropy_with_logits(const tsr_tensor& input, const tsr_tensor& target, const LossOptions& o);
+
 // ---- math.cpp ------------------------------------------------------------------
 // MATH's function fn (enum tsr_math_fn) of a, any dtype but bool.
 TensorRef math(int32_t fn, const tsr_tensor& a);

@@ -98,6 +98,19 @@ enum class PublicGradient : uint8_t { kFormula, kView, kInplace, kOut, kNone, kP
   M(tsr_tensor_grad_fn_name, kNoTensor) M(tsr_tensor_version, kNoTensor) M(tsr_detach, kNoTensor) \
   M(tsr_detach_, kNoTensor) M(tsr_tensor_register_hook, kNoTensor) M(tsr_tensor_remove_hook, kNoTensor) \
   M(tsr_backward, kNoTensor) M(tsr_grad, kNoTensor)                                             \
+  /* training's functions (nn.h, ABI 1.10): fused formulas or recorded composites */             \
+  M(tsr_linear, kFormula) M(tsr_layer_norm, kFormula) M(tsr_embedding, kFormula)                \
+  M(tsr_embedding_renorm_, kNone) M(tsr_dropout, kFormula) M(tsr_gelu, kFormula)                \
+  M(tsr_silu, kFormula) M(tsr_softplus, kFormula) M(tsr_cross_entropy, kFormula)                \
+  M(tsr_nll_loss, kFormula) M(tsr_mse_loss, kFormula) M(tsr_l1_loss, kFormula)                  \
+  M(tsr_binary_cross_entropy, kFormula) M(tsr_binary_cross_entropy_with_logits, kFormula)       \
+  /* optimizers (optim.h, ABI 1.10): updates run under no_grad, as torch.optim's */             \
+  M(tsr_optimizer_defaults, kNoTensor) M(tsr_optimizer_create, kNoTensor)                       \
+  M(tsr_optimizer_destroy, kNoTensor) M(tsr_optimizer_step, kNoTensor)                          \
+  M(tsr_optimizer_zero_grad, kNoTensor) M(tsr_optimizer_get_options, kNoTensor)                 \
+  M(tsr_optimizer_set_options, kNoTensor) M(tsr_optimizer_set_lr, kNoTensor)                    \
+  M(tsr_optimizer_num_params, kNoTensor) M(tsr_optimizer_param, kNoTensor)                      \
+  M(tsr_optimizer_get_state, kNoTensor) M(tsr_optimizer_set_state, kNoTensor)                   \
   /* collectives (distributed.h) */                                                             \
   M(tsr_comm_world, kNoTensor) M(tsr_comm_split, kNoTensor) M(tsr_comm_rank, kNoTensor)         \
   M(tsr_comm_size, kNoTensor) M(tsr_comm_release, kNoTensor) M(tsr_comm_timeout, kNoTensor)     \

@@ -164,12 +164,12 @@ template <int Fn, class T> TSR_HD complex_t<T> complex_math(complex_t<T> z) {
   else if constexpr (Fn == TSR_MATH_ROUND) return {cx::nearbyint(z.real()), cx::nearbyint(z.imag())};
   else if constexpr (Fn == TSR_MATH_SIGN) return complex_sign(z);
   else if constexpr (Fn == TSR_MATH_CONJ) return cx::conj(z);
-  else return z;  // FLOOR, CEIL, TRUNC: refused before (complex_math_defined)
+  else return z;  // FLOOR, CEIL, TRUNC, ERF: refused before (complex_math_defined)
 }
 
 // Whether MATH's function fn is defined on complex numbers.
 constexpr bool complex_math_defined(int64_t fn) {
-  return fn != TSR_MATH_FLOOR && fn != TSR_MATH_CEIL && fn != TSR_MATH_TRUNC;
+  return fn != TSR_MATH_FLOOR && fn != TSR_MATH_CEIL && fn != TSR_MATH_TRUNC && fn != TSR_MATH_ERF;
 }
 
 }  // namespace tessera::backend

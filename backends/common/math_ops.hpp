@@ -33,6 +33,7 @@ TSR_MATH_OVERLOADS_(log10)
 TSR_MATH_OVERLOADS_(ceil)
 TSR_MATH_OVERLOADS_(trunc)
 TSR_MATH_OVERLOADS_(rint)
+TSR_MATH_OVERLOADS_(erf)
 #undef TSR_MATH_OVERLOADS_
 
 template <int Fn, class C> TSR_HD C apply_real_math(C x) {
@@ -56,6 +57,7 @@ template <int Fn, class C> TSR_HD C apply_real_math(C x) {
   else if constexpr (Fn == TSR_MATH_TRUNC) return m_trunc(x);
   else if constexpr (Fn == TSR_MATH_ROUND) return m_rint(x);  // ties to even in the default rounding mode
   else if constexpr (Fn == TSR_MATH_CONJ) return x;  // real: the identity
+  else if constexpr (Fn == TSR_MATH_ERF) return m_erf(x);
   else {
     static_assert(Fn == TSR_MATH_SIGN);
     if (x > C(0)) return C(1);

@@ -547,7 +547,8 @@ enum tsr_math_fn {
   TSR_MATH_ROUND = 18, /* to the nearest integer, ties to even (nearbyint) */
   TSR_MATH_SIGN = 19,  /* -1, 0 or 1; NaN stays NaN; -0 and +0 give +0 */
   TSR_MATH_CONJ = 20,  /* ABI 1.7: the complex conjugate; the identity on real dtypes */
-  TSR_MATH_FN_COUNT = 21,
+  TSR_MATH_ERF = 21,   /* ABI 1.10: the error function (gelu's exact form); not defined on complex numbers */
+  TSR_MATH_FN_COUNT = 22,
   TSR_MATH_FN_MAX_ENUM = 0x7FFFFFFF
 };
 
@@ -575,6 +576,7 @@ TSR_INLINE TSR_CONSTEXPR const char* tsr_math_fn_name(int fn) {
     case TSR_MATH_ROUND: return "round";
     case TSR_MATH_SIGN: return "sign";
     case TSR_MATH_CONJ: return "conj";
+    case TSR_MATH_ERF: return "erf";
     default: return "?";
   }
 }

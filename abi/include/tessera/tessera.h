@@ -49,6 +49,8 @@
 #include "tessera/device.h"
 #include "tessera/distributed.h"
 #include "tessera/dtype.h"
+#include "tessera/nn.h"
+#include "tessera/optim.h"
 #include "tessera/export.h"
 #include "tessera/ops.h"
 #include "tessera/plugin.h"
@@ -107,7 +109,9 @@ typedef enum tsr_struct_kind {
   TSR_STRUCT_DEVICE = 5, /* frozen: sizeof(tsr_device), 8 */
   TSR_STRUCT_REDUCE_OPTIONS = 6, /* since ABI 1.5 */
   TSR_STRUCT_SORT_OPTIONS = 7,   /* since ABI 1.5 */
-  TSR_STRUCT_AUTOGRAD_OPTIONS = 8 /* tessera/autograd.h, since ABI 1.8 */
+  TSR_STRUCT_AUTOGRAD_OPTIONS = 8, /* tessera/autograd.h, since ABI 1.8 */
+  TSR_STRUCT_LOSS_OPTIONS = 9,     /* tessera/nn.h, since ABI 1.10 */
+  TSR_STRUCT_OPTIMIZER_OPTIONS = 10 /* tessera/optim.h, since ABI 1.10 */
 } tsr_struct_kind;
 /* The size in bytes this library gives a struct (its TSR_*_STRUCT_SIZE, or
  * sizeof for the frozen ones); 0 for an unknown kind. A caller that lays a

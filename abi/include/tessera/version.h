@@ -137,6 +137,12 @@
  *        signatures are unchanged); requires_grad on a complex tensor is
  *        refused (TSR_ERR_TYPE). The plugin ABI is unchanged: a 1.8 plugin
  *        is a 1.9 one.
+ *   1.10 Training (issue 34): TSR_MATH_ERF (ops.h), the one change a
+ *        plugin sees: a plugin of 1.7 to 1.9 is never handed it (its
+ *        calls run on the CPU fallback where configured). Public API:
+ *        tessera/nn.h (linear, gelu, silu, softplus, dropout, layer_norm,
+ *        embedding, the losses), tessera/optim.h (SGD, Adam, AdamW) and
+ *        tessera/safetensors.h (weights on disk), included by tessera.h.
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H
@@ -144,7 +150,7 @@
 #include <stdint.h>
 
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 9
+#define TSR_ABI_VERSION_MINOR 10
 
 /* Packs (major, minor) into one uint32_t: major in the high 16 bits. */
 #define TSR_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))

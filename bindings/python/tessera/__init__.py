@@ -28,6 +28,7 @@ from ._dlpack import from_dlpack
 from . import autograd, linalg, testing
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .linalg import outer, tensordot  # torch.outer, torch.tensordot
+from . import optim  # tessera.optim: SGD, Adam, AdamW and their schedulers (tessera/optim.h)
 from . import nn  # tessera.nn: torch.nn's Module, layers, losses, functional and init
 
 __version__ = "0.1.0"
@@ -212,6 +213,7 @@ acosh = arccosh = _math1("acosh")
 atanh = arctanh = _math1("atanh")
 expm1 = _math1("expm1")
 log1p = _math1("log1p")
+erf = _math1("erf")
 log2 = _math1("log2")
 log10 = _math1("log10")
 floor = _math1("floor")
@@ -607,7 +609,7 @@ __all__ = [
     "set_float32_matmul_precision", "get_float32_matmul_precision", "backends",
     "atan2", "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
     "bitwise_left_shift", "bitwise_right_shift", "logaddexp", "sin", "cos", "tan", "asin", "acos", "atan", "sinh",
-    "cosh", "asinh", "acosh", "atanh", "expm1", "log1p", "log2", "log10", "floor", "ceil", "trunc", "round",
+    "cosh", "asinh", "acosh", "atanh", "expm1", "log1p", "erf", "log2", "log10", "floor", "ceil", "trunc", "round",
     "sign", "argmin", "prod", "var", "std", "cumsum", "gather", "index_select", "take", "scatter", "scatter_add",
     "nonzero", "sort", "argsort", "msort", "flip", "cat", "concat", "stack", "roll", "tril", "triu", "eye", "unique",
     "clamp", "clip", "outer", "tensordot", "diagonal", "logsumexp", "softmax", "log_softmax", "amax", "amin", "autograd", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",

@@ -95,6 +95,19 @@ class AutogradOptions(Structure):  # tsr_autograd_options (ABI 1.8)
                 ("allow_unused", c_int32), ("reserved", c_int32)]
 
 
+class LossOptions(Structure):  # tsr_loss_options (ABI 1.10, tessera/nn.h)
+    _fields_ = [("struct_size", c_size_t), ("reduction", c_int32), ("reserved", c_int32),
+                ("ignore_index", c_int64), ("label_smoothing", c_double), ("weight", c_void_p),
+                ("pos_weight", c_void_p)]
+
+
+class OptimizerOptions(Structure):  # tsr_optimizer_options (ABI 1.10, tessera/optim.h)
+    _fields_ = [("struct_size", c_size_t), ("kind", c_int32), ("maximize", c_int32), ("lr", c_double),
+                ("weight_decay", c_double), ("momentum", c_double), ("dampening", c_double),
+                ("nesterov", c_int32), ("amsgrad", c_int32), ("beta1", c_double), ("beta2", c_double),
+                ("eps", c_double)]
+
+
 # tsr_grad_hook_fn: tsr_status (*)(void* user_data, tsr_tensor* grad, tsr_tensor** replacement)
 GRAD_HOOK_FN = ctypes.CFUNCTYPE(c_int32, c_void_p, c_void_p, POINTER(c_void_p))
 RELEASE_FN = ctypes.CFUNCTYPE(None, c_void_p)
@@ -108,7 +121,7 @@ class ReduceOptions(Structure):  # tsr_reduce_options (ABI 1.5)
 # MATH's functions (enum tsr_math_fn, tessera/ops.h), name to number.
 MATH_FN = {name: i for i, name in enumerate(
     ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "expm1", "log1p",
-     "log2", "log10", "floor", "ceil", "trunc", "round", "sign", "conj"))}
+     "log2", "log10", "floor", "ceil", "trunc", "round", "sign", "conj", "erf"))}
 
 
 class Finfo(Structure):  # tsr_finfo
@@ -284,6 +297,33 @@ _SIGNATURES = {
     "tsr_log_softmax": (ST, [T, c_int64, OUT]),
     "tsr_logsumexp": (ST, [T, I32, POINTER(c_int32), I32, OUT]),
     "tsr_diagonal": (ST, [T, c_int64, I32, I32, OUT]),
+    # ABI 1.10: tessera/nn.h and tessera/optim.h
+    "tsr_linear": (ST, [T, T, T, OUT]),
+    "tsr_layer_norm": (ST, [T, I32, T, T, c_double, OUT]),
+    "tsr_embedding": (ST, [T, T, c_int64, I32, OUT]),
+    "tsr_embedding_renorm_": (ST, [T, T, c_double, c_double]),
+    "tsr_dropout": (ST, [T, c_double, I32, OUT]),
+    "tsr_gelu": (ST, [T, I32, OUT]),
+    "tsr_silu": (ST, [T, OUT]),
+    "tsr_softplus": (ST, [T, c_double, c_double, OUT]),
+    "tsr_cross_entropy": (ST, [T, T, POINTER(LossOptions), OUT]),
+    "tsr_nll_loss": (ST, [T, T, POINTER(LossOptions), OUT]),
+    "tsr_mse_loss": (ST, [T, T, POINTER(LossOptions), OUT]),
+    "tsr_l1_loss": (ST, [T, T, POINTER(LossOptions), OUT]),
+    "tsr_binary_cross_entropy": (ST, [T, T, POINTER(LossOptions), OUT]),
+    "tsr_binary_cross_entropy_with_logits": (ST, [T, T, POINTER(LossOptions), OUT]),
+    "tsr_optimizer_defaults": (ST, [I32, POINTER(OptimizerOptions)]),
+    "tsr_optimizer_create": (ST, [I32, POINTER(c_void_p), POINTER(OptimizerOptions), POINTER(c_void_p)]),
+    "tsr_optimizer_destroy": (None, [c_void_p]),
+    "tsr_optimizer_step": (ST, [c_void_p]),
+    "tsr_optimizer_zero_grad": (ST, [c_void_p, I32]),
+    "tsr_optimizer_get_options": (ST, [c_void_p, POINTER(OptimizerOptions)]),
+    "tsr_optimizer_set_options": (ST, [c_void_p, POINTER(OptimizerOptions)]),
+    "tsr_optimizer_set_lr": (ST, [c_void_p, c_double]),
+    "tsr_optimizer_num_params": (I32, [c_void_p]),
+    "tsr_optimizer_param": (ST, [c_void_p, I32, OUT]),
+    "tsr_optimizer_get_state": (ST, [c_void_p, I32, c_char_p, OUT]),
+    "tsr_optimizer_set_state": (ST, [c_void_p, I32, c_char_p, T]),
     "tsr_copy_": (ST, [T, T]),
     "tsr_fill_": (ST, [T, Scalar]),
     "tsr_broadcast_shapes": (ST, [I32, I64P, I32, I64P, POINTER(c_int32), I64P]),

@@ -1318,6 +1318,9 @@ class Tensor:
     def log1p(self):
         return self._math("log1p")
 
+    def erf(self):
+        return self._math("erf")
+
     def log2(self):
         return self._math("log2")
 

@@ -9,10 +9,6 @@ from .container import ModuleList, Sequential
 __all__ = ["Parameter", "Module", "Sequential", "ModuleList", "Identity", "Linear", "ReLU", "GELU", "Tanh",
            "Sigmoid", "Dropout", "LayerNorm", "Embedding", "CrossEntropyLoss", "MSELoss", "functional", "init"]
 
-import importlib.util  # noqa: E402  (nn.functional is being written beside this package: the layers wait for it)
-if importlib.util.find_spec(__name__ + ".functional") is None:
-    __all__ = __all__[:4] + ["init"]
-else:
-    from . import functional
-    from .layers import GELU, Dropout, Embedding, Identity, LayerNorm, Linear, ReLU, Sigmoid, Tanh
-    from .loss import CrossEntropyLoss, MSELoss
+from . import functional
+from .layers import GELU, Dropout, Embedding, Identity, LayerNorm, Linear, ReLU, Sigmoid, Tanh
+from .loss import CrossEntropyLoss, MSELoss
