@@ -94,9 +94,8 @@ void check_targets(const TensorRef& target, const TensorRef& valid, int64_t clas
   const TensorRef bad = binary(TSR_OP_BITWISE_AND, *outside, *valid);
   if (read_item(*reduce(TSR_OP_MAX, *bad, 0, nullptr, false)).i == 0) return;
   const int64_t n = target->layout.numel();
-  const TensorRef flat_bad = make_view(*contiguous(bad), view(contiguous(bad)->layout, 1, &n));
-  const TensorRef first = take(*nonzero(*flat_bad), *full(*target->rt, 0, nullptr, make_scalar_int(0), TSR_INT64,
-                                                          target->device), 0);
+  // argmax gives the first maximum: the first bad target, in row-major order.
+  const TensorRef first = reduce(TSR_OP_ARGMAX, *to(bad, TSR_INT64, bad->device), 0, nullptr, false);
   const TensorRef flat_target = contiguous(target);
   const int64_t value =
       read_item(*take(*make_view(*flat_target, view(flat_target->layout, 1, &n)), *first, 0)).i;
@@ -280,6 +279,9 @@ TensorRef binary_cross_entropy_with_logits(const tsr_tensor& input, const tsr_te
   check_floating(input, "binary_cross_entropy_with_logits");
   check_reduction(o.reduction, "binary_cross_entropy_with_logits");
   check_same_size(input, target);
+  if (o.pos_weight != nullptr && autograd::should_record({o.pos_weight}))
+    fail(TSR_ERR_UNSUPPORTED, "The function 'binary_cross_entropy_with_logits' is not differentiable with respect to "
+                              "argument 'pos_weight'. This input cannot have requires_grad True.");
   const TensorRef x = share(input), y = share(target);
   // torch's stable form: with m = max(-x, 0),
   // (1 - y) x + lw (log(exp(-m) + exp(-x - m)) + m), lw = 1 + (pos_weight - 1) y.

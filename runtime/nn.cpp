@@ -191,10 +191,9 @@ void check_rows(const TensorRef& flat, int64_t num, const char* fn) {
   const TensorRef high = binary_scalar(TSR_OP_GE, *flat, make_scalar_int(num), false);
   const TensorRef bad = binary(TSR_OP_BITWISE_OR, *low, *high);
   if (read_item(*reduce(TSR_OP_MAX, *bad, 0, nullptr, false)).i == 0) return;
-  const TensorRef where_bad = nonzero(*bad);
-  const int64_t first = read_item(*take(*flat, *take(*where_bad, *full(*flat->rt, 0, nullptr, make_scalar_int(0),
-                                                                       TSR_INT64, flat->device), 0), 0))
-                            .i;
+  // argmax gives the first maximum: the first index out of range.
+  const TensorRef at = reduce(TSR_OP_ARGMAX, *to(bad, TSR_INT64, bad->device), 0, nullptr, false);
+  const int64_t first = read_item(*take(*flat, *at, 0)).i;
   fail(TSR_ERR_INDEX, std::string(fn) + "(): index " + std::to_string(first) + " is out of range for " +
                           std::to_string(num) + " rows (indices must lie in [0, " + std::to_string(num) + "))");
 }

@@ -164,15 +164,31 @@ def _loss(fn, name, input, target, reduction, weight=None, ignore_index=-100, la
     return _call(fn, _tensor(input, name)._h, _tensor(target, name, "target")._h, byref(o))
 
 
+def _check_batch(input, target):
+    """torch's Python-level check (a ValueError, where the C checks raise RuntimeError)."""
+    if isinstance(input, Tensor) and isinstance(target, Tensor) and input.dim() >= 2 and target.dim() >= 1 and \
+            not target.is_floating_point() and input.shape[0] != target.shape[0]:
+        raise ValueError("Expected input batch_size ({}) to match target batch_size ({}).".format(
+            input.shape[0], target.shape[0]))
+
+
+def _check_same_size(input, target):
+    if isinstance(input, Tensor) and isinstance(target, Tensor) and target.shape != input.shape:
+        raise ValueError("Using a target size ({}) that is different to the input size ({}) is deprecated. Please "
+                         "ensure they have the same size.".format(target.shape, input.shape))
+
+
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
                   label_smoothing=0.0):
     """log_softmax over the class dim, then nll_loss; target: class
     indices (int64) or class probabilities (the input's shape)."""
+    _check_batch(input, target)
     return _loss(C.cross_entropy, "cross_entropy", input, target, _reduction(size_average, reduce, reduction),
                  weight, ignore_index, label_smoothing)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    _check_batch(input, target)
     return _loss(C.nll_loss, "nll_loss", input, target, _reduction(size_average, reduce, reduction), weight,
                  ignore_index)
 
@@ -186,11 +202,13 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    _check_same_size(input, target)
     return _loss(C.binary_cross_entropy, "binary_cross_entropy", input, target,
                  _reduction(size_average, reduce, reduction), weight)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
+    _check_same_size(input, target)
     return _loss(C.binary_cross_entropy_with_logits, "binary_cross_entropy_with_logits", input, target,
                  _reduction(size_average, reduce, reduction), weight, pos_weight=pos_weight)
