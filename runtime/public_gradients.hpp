@@ -117,7 +117,14 @@ enum class PublicGradient : uint8_t { kFormula, kView, kInplace, kOut, kNone, kP
   M(tsr_all_reduce, kNone) M(tsr_broadcast, kNone) M(tsr_comm_reduce, kNone) M(tsr_all_gather, kNone) \
   M(tsr_reduce_scatter, kNone) M(tsr_all_to_all, kNone) M(tsr_send, kNone) M(tsr_recv, kNone)   \
   M(tsr_barrier, kNoTensor) M(tsr_work_wait, kNoTensor) M(tsr_work_test, kNoTensor)             \
-  M(tsr_work_release, kNoTensor)
+  M(tsr_work_release, kNoTensor)                                                                \
+  /* weights on disk (safetensors.h): a loaded tensor is a new leaf */                          \
+  M(tsr_safetensors_save, kNoTensor) M(tsr_safetensors_open, kNoTensor)                         \
+  M(tsr_safetensors_open_memory, kNoTensor) M(tsr_safetensors_free, kNoTensor)                  \
+  M(tsr_safetensors_count, kNoTensor) M(tsr_safetensors_name_at, kNoTensor)                     \
+  M(tsr_safetensors_find, kNoTensor) M(tsr_safetensors_info, kNoTensor)                         \
+  M(tsr_safetensors_get, kNone) M(tsr_safetensors_metadata_count, kNoTensor)                    \
+  M(tsr_safetensors_metadata_key_at, kNoTensor) M(tsr_safetensors_metadata_get, kNoTensor)
 // clang-format on
 
 }  // namespace tessera::rt::autograd

@@ -54,6 +54,7 @@
 #include "tessera/export.h"
 #include "tessera/ops.h"
 #include "tessera/plugin.h"
+#include "tessera/safetensors.h"
 #include "tessera/scalar.h"
 #include "tessera/status.h"
 #include "tessera/version.h"

@@ -30,6 +30,7 @@ from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .linalg import outer, tensordot  # torch.outer, torch.tensordot
 from . import optim  # tessera.optim: SGD, Adam, AdamW and their schedulers (tessera/optim.h)
 from . import nn  # tessera.nn: torch.nn's Module, layers, losses, functional and init
+from . import safetensors  # tessera.safetensors: save_file, load_file (tessera/safetensors.h)
 
 __version__ = "0.1.0"
 

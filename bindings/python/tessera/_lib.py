@@ -354,6 +354,24 @@ _SIGNATURES = {
     "tsr_work_release": (None, [T]),
 }
 
+# tessera/safetensors.h (ABI 1.10): weights on disk. ST_FILE is a tsr_safetensors*.
+ST_FILE = c_void_p
+STRS = POINTER(c_char_p)
+_SIGNATURES.update({
+    "tsr_safetensors_save": (ST, [c_char_p, c_int64, STRS, POINTER(c_void_p), c_int64, STRS, STRS]),
+    "tsr_safetensors_open": (ST, [T, c_char_p, OUT]),
+    "tsr_safetensors_open_memory": (ST, [T, c_char_p, c_size_t, c_char_p, OUT]),
+    "tsr_safetensors_free": (None, [ST_FILE]),
+    "tsr_safetensors_count": (c_int64, [ST_FILE]),
+    "tsr_safetensors_name_at": (c_char_p, [ST_FILE, c_int64]),
+    "tsr_safetensors_find": (c_int64, [ST_FILE, c_char_p]),
+    "tsr_safetensors_info": (ST, [ST_FILE, c_int64, POINTER(c_int32), POINTER(c_int32), I64P]),
+    "tsr_safetensors_get": (ST, [ST_FILE, c_char_p, Device, OUT]),
+    "tsr_safetensors_metadata_count": (c_int64, [ST_FILE]),
+    "tsr_safetensors_metadata_key_at": (c_char_p, [ST_FILE, c_int64]),
+    "tsr_safetensors_metadata_get": (c_char_p, [ST_FILE, c_char_p]),
+})
+
 
 # Constant-time calls on handles: they never block, run kernels or call back
 # into Python (tsr_tensor_release may run a from_numpy deleter, which takes
