@@ -151,6 +151,53 @@ def step():
         b.grad = None
 """, "step()"),
     },
+    # Issue 34: training steps, float32, forward + backward + AdamW, as
+    # torch users write them (torch.nn modules, F.cross_entropy, AdamW with
+    # its CPU default, the single-tensor form).
+    "mlp_train_step": {
+        "torch": ("""
+model = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 512), torch.nn.ReLU(),
+                            torch.nn.Linear(512, 10))
+opt = torch.optim.AdamW(model.parameters())
+X = torch.rand(256, 784) * 2 - 1
+y = torch.arange(256) * 7 % 10
+def step():
+    loss = torch.nn.functional.cross_entropy(model(X), y)
+    loss.backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+""", "step()"),
+    },
+    "transformer_block_train_step": {
+        "torch": ("""
+B, T, d, H, V = 8, 128, 256, 4, 256
+dh = d // H
+F = torch.nn.functional
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln1, self.ln2, self.lnf = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.qkv, self.proj = torch.nn.Linear(d, 3 * d), torch.nn.Linear(d, d)
+        self.fc1, self.fc2, self.head = torch.nn.Linear(d, 4 * d), torch.nn.Linear(4 * d, d), torch.nn.Linear(d, V)
+        self.register_buffer("mask", torch.full((T, T), float("-inf")).triu(1))
+    def forward(self, x):
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+        q, k, v = (t.reshape(B, T, H, dh).permute(0, 2, 1, 3) for t in (q, k, v))
+        att = F.softmax(q @ k.transpose(2, 3) * dh ** -0.5 + self.mask, dim=-1)
+        x = x + self.proj((att @ v).permute(0, 2, 1, 3).reshape(B, T, d))
+        x = x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+        return self.head(self.lnf(x))
+model = Block()
+opt = torch.optim.AdamW(model.parameters())
+x = torch.rand(B, T, d) * 2 - 1
+y = torch.arange(B * T) * 7 % V
+def step():
+    loss = F.cross_entropy(model(x).reshape(B * T, V), y)
+    loss.backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+""", "step()"),
+    },
     # Issue 18's workloads: the Array API's functions on the CPU.
     "sort_2^24": {
         "torch": ("x = torch.rand(N24)", "torch.sort(x).values"),
@@ -248,6 +295,8 @@ TARGETS = {
     "mlp_forward": {"max_ratio": 0.3},
     "autograd_record": {"max_seconds_above": ("tiny_add", 0.3e-6)},
     "mlp_forward_backward": {"min_speedup": 1.0, "vs": "torch"},
+    "mlp_train_step": {"min_speedup": 1.0, "vs": "torch"},
+    "transformer_block_train_step": {"min_speedup": 1.0, "vs": "torch"},
     "startup": {"max_ratio": 0.1, "vs": "numpy"},
     "sort_2^24": {"min_speedup": 1.0},
     "argsort_2^22": {"min_speedup": 1.0},

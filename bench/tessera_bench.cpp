@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Tessera side of the benchmark suite: one Google Benchmark per workload
 // of bench/run.py (same names), over the public C API — the MLP forward goes
-// through the header-only C++ wrapper exactly as the lesson code does — plus
+// through the header-only C++ wrapper exactly as the lesson code does, the
+// training steps through tools/train_steps.hpp — plus
 // the plain C++ triad that gives the machine's bandwidth reference.
 //
 //   tessera_bench [--config FILE] [Google Benchmark flags]
@@ -28,6 +29,7 @@
 #include "tessera/tessera.h"
 #include "tessera/tessera.hpp"
 #include "test_paths.hpp"
+#include "train_steps.hpp"
 
 namespace {
 
@@ -269,6 +271,17 @@ void mlp_forward_backward(benchmark::State& state) {
     OK(tsr_backward(1, &root, nullptr, 0, nullptr, nullptr));
     for (tsr_tensor* q : params) OK(tsr_tensor_set_grad(q, nullptr));
   }
+}
+
+// ---- training steps (issue 34; tools/train_steps.hpp) ---------------------------------
+
+void mlp_train_step(benchmark::State& state) {
+  tessera::train::MlpTrainStep step(*g_runtime, kCpu);
+  for (auto _ : state) step();
+}
+void transformer_block_train_step(benchmark::State& state) {
+  tessera::train::TransformerBlockTrainStep step(*g_runtime, kCpu);
+  for (auto _ : state) step();
 }
 
 // ---- the bandwidth reference ------------------------------------------------------------
@@ -598,6 +611,8 @@ void register_all() {
   add("mlp_forward", mlp_forward);
   add("autograd_record", autograd_record);
   add("mlp_forward_backward", mlp_forward_backward);
+  add("mlp_train_step", mlp_train_step);
+  add("transformer_block_train_step", transformer_block_train_step);
   add("triad_2^24", triad);
   add("read_2^24", read);
   add("sort_2^24", sort_values);

@@ -16,6 +16,8 @@
 //   small_op_us  host time of one 1-element add on cuda:0 (tsr_binary + release), µs
 //   mlp_fwd_bwd  the lesson's MLP forward and backward on a batch of 256
 //                (float32, binary cross-entropy; issue 33), steps/s
+//   mlp_train_step, transformer_train_step  issue 34's training steps
+//                (tools/train_steps.hpp: forward, backward, AdamW), steps/s
 //   sort, argsort, cumsum, take, unique, nonzero, concat, var_axis, std,
 //   softmax      issue 18's workloads (bench/run.py's sizes), Gelem/s of
 //                the input: sort 2^24 f32, argsort 2^22, cumsum 2^24, take
@@ -47,6 +49,7 @@
 #include <vector>
 
 #include "tessera/tessera.hpp"
+#include "train_steps.hpp"
 
 using tessera::Runtime;
 using tessera::Tensor;
@@ -203,6 +206,11 @@ void autograd_workloads(const Runtime& rt, tsr_device gpu) {
     }
   });
   result("mlp_fwd_bwd", 1 / t, "1/s");
+  // Issue 34: forward, backward and AdamW (tools/train_steps.hpp), steps/s.
+  tessera::train::MlpTrainStep mlp(rt, gpu);
+  result("mlp_train_step", 1 / time_op(rt, gpu, 20, [&] { mlp(); }), "1/s");
+  tessera::train::TransformerBlockTrainStep block(rt, gpu);
+  result("transformer_train_step", 1 / time_op(rt, gpu, 10, [&] { block(); }), "1/s");
 }
 
 // A runtime with the CPU and CUDA plugins (found by name in the plugin
