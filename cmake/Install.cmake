@@ -29,10 +29,12 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/tessera.pc.in ${CMAKE_BINARY_DIR}/cma
 install(FILES ${CMAKE_BINARY_DIR}/cmake/tessera.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 # The complete examples the README points to: the sample plugin, buildable
-# from here against this install, and a C99 program using the C API.
+# from here against this install, a C99 program using the C API and the
+# lessons' MLP trained from C99 (examples/train_mlp.c).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/plugins/arena/ DESTINATION ${TESSERA_EXAMPLES_INSTALL_DIR}/arena
   PATTERN __pycache__ EXCLUDE)
-install(FILES ${PROJECT_SOURCE_DIR}/tests/abi/c99_consumer.c DESTINATION ${TESSERA_EXAMPLES_INSTALL_DIR})
+install(FILES ${PROJECT_SOURCE_DIR}/tests/abi/c99_consumer.c ${PROJECT_SOURCE_DIR}/examples/train_mlp.c
+  DESTINATION ${TESSERA_EXAMPLES_INSTALL_DIR})
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/tessera)
 
 # The Python package (pure Python over ctypes); it finds lib/libtessera.so above itself.

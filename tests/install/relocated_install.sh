@@ -6,7 +6,8 @@
 #  - checks the versions (SONAME libtessera.so.<ABI major>, pkg-config and
 #    find_package = version.h's ABI version);
 #  - compiles the README's C example with pkg-config, runs it (under valgrind
-#    when there is one: nothing lost), and the installed c99_consumer.c;
+#    when there is one: nothing lost), the installed c99_consumer.c and
+#    examples/train_mlp.c (built, and run to its first error);
 #  - builds the installed arena example with find_package(Tessera 1.<minor>)
 #    and checks that 1.<minor + 1> is refused;
 #  - checks with LD_DEBUG that every Tessera library and plugin loaded comes
@@ -78,6 +79,13 @@ examples=$(pkg-config --variable=examplesdir tessera)
 cc "${cflags[@]}" "$examples/c99_consumer.c" -o c99_consumer -lm $(pkg-config --cflags --libs tessera) \
   -Wl,-rpath,"$libdir"
 ./c99_consumer || fail "the installed c99_consumer failed"
+
+step "the installed train_mlp.c, built with pkg-config"
+# shellcheck disable=SC2046
+cc "${cflags[@]}" "$examples/train_mlp.c" -o train_mlp -lm $(pkg-config --cflags --libs tessera) -Wl,-rpath,"$libdir"
+# It runs in the moved prefix: a runtime made there, and a missing data file reported as one.
+if ./train_mlp missing.safetensors >train_mlp.out 2>&1; then fail "train_mlp accepted a missing data file"; fi
+grep -q "missing.safetensors: cannot open" train_mlp.out || { cat train_mlp.out; fail "train_mlp did not name the missing file"; }
 
 step "the installed arena example, with find_package(Tessera $major.$minor)"
 generator=()
