@@ -14,34 +14,8 @@
 #include <string.h>
 
 #include "c99_check.h"
+#include "c99_doubles.h"
 #include "tessera/tessera.h"
-
-static tsr_runtime* rt;
-static tsr_device cpu;
-
-static tsr_tensor* doubles(const double* values, int32_t ndim, const int64_t* shape, int requires_grad) {
-  tsr_tensor* t = NULL;
-  CHECK_OK(tsr_from_host(rt, values, ndim, shape, TSR_FLOAT64, cpu, &t));
-  if (requires_grad) CHECK_OK(tsr_tensor_set_requires_grad(t, 1));
-  return t;
-}
-
-/* t holds `want` (n doubles) within a relative 1e-12. */
-static void expect(tsr_tensor* t, const double* want, int64_t n, const char* what) {
-  double got[16];
-  int64_t i;
-  if (t == NULL || tsr_tensor_numel(t) != n || n > 16 || tsr_tensor_dtype(t) != TSR_FLOAT64) {
-    fprintf(stderr, "%s: missing, or of the wrong size or dtype\n", what);
-    ++failures;
-    return;
-  }
-  CHECK_OK(tsr_read(t, got, (size_t)n * sizeof(double)));
-  for (i = 0; i < n; ++i)
-    if (!(fabs(got[i] - want[i]) <= 1e-12 * (1.0 + fabs(want[i])))) {
-      fprintf(stderr, "%s: element %ld is %.17g, expected %.17g\n", what, (long)i, got[i], want[i]);
-      ++failures;
-    }
-}
 
 static tsr_tensor* grad_of(tsr_tensor* t) {
   tsr_tensor* g = NULL;
@@ -88,17 +62,12 @@ static void reference(const double* x, const double* w, double* dx, double* dw) 
 int main(int argc, char** argv) {
   static const double xv[2] = {0.25, -0.5}, wv[4] = {0.5, -1.0, 1.5, 0.75};
   static const int64_t row[2] = {1, 2}, square[2] = {2, 2};
-  tsr_runtime_options opts = TSR_RUNTIME_OPTIONS_INIT;
   tsr_autograd_options keep = {0};
   tsr_tensor *x, *w, *y, *z, *zz, *s, *g;
   double dx[2], dw[4], twice[4];
   int i;
 
-  opts.config_path = argc > 1 ? argv[1] : NULL;
-  CHECK_OK(tsr_runtime_create(&opts, &rt));
-  if (rt == NULL) return 1;
-  cpu.type = TSR_DEVICE_CPU;
-  cpu.index = 0;
+  if (!start_runtime(argc, argv)) return 1;
   CHECK(tsr_struct_size(TSR_STRUCT_AUTOGRAD_OPTIONS) == TSR_AUTOGRAD_OPTIONS_STRUCT_SIZE);
   keep.struct_size = TSR_AUTOGRAD_OPTIONS_STRUCT_SIZE;
   keep.retain_graph = 1;

@@ -43,9 +43,10 @@ class AdamW(Adam):
     """AdamW: Adam with decoupled weight decay (p *= 1 - lr weight_decay)."""
 
     _kind = 2
-    _default_weight_decay = 1e-2
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
-                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
-                         capturable=capturable, differentiable=differentiable, fused=fused)
+                 maximize=False, foreach=None, capturable=False):
+        # torch 1.13's AdamW has neither differentiable nor fused: its groups lack those keys.
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                        foreach=foreach, maximize=maximize, capturable=capturable)
+        Optimizer.__init__(self, params, defaults)

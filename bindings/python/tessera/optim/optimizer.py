@@ -54,11 +54,15 @@ class Optimizer:
     add_param_group, state_dict and load_state_dict."""
 
     _kind = None  # a tsr_optimizer_kind, set by each subclass
+    # The state torch keeps for a parameter stepped without any state tensor
+    # (SGD without momentum: {'momentum_buffer': None}); None: no such state.
+    _stateless_entry = None
 
     def __init__(self, params, defaults):
         self.defaults = defaults
         self.param_groups = []
         self._groups = []
+        self._stepped = []  # per group, the positions of the parameters stepped (for _stateless_entry)
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but "
                             "got " + type(params).__name__)
@@ -109,6 +113,7 @@ class Optimizer:
         self._check_group(param_group)
         self.param_groups.append(param_group)
         self._groups.append(None)
+        self._stepped.append(set())
 
     # ---- the C optimizers ----------------------------------------------------------
 
@@ -158,6 +163,19 @@ class Optimizer:
         check(C.optimizer_get_state(g.ptr, j, name.encode(), byref(out)))
         return None if out.value is None else wrap(out.value)
 
+    def _entry(self, i, j):
+        """Parameter j of group i's state, as torch's dict ({} when none)."""
+        entry = {}
+        g = self._groups[i]
+        if g is not None:
+            for name in _STATE_NAMES:
+                value = self._get_state(g, j, name)
+                if value is not None:
+                    entry[name] = value
+        if not entry and self._stateless_entry is not None and j in self._stepped[i]:
+            entry = dict(self._stateless_entry)
+        return entry
+
     # ---- torch.optim.Optimizer's interface --------------------------------------------
 
     def zero_grad(self, set_to_none=False):
@@ -173,8 +191,11 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        for i in range(len(self.param_groups)):
+        for i, group in enumerate(self.param_groups):
             check(C.optimizer_step(self._group(i).ptr))
+            stepped = self._stepped[i]
+            if self._stateless_entry is not None and len(stepped) < len(group["params"]):
+                stepped.update(j for j, p in enumerate(group["params"]) if p.grad is not None)
         return loss
 
     @property
@@ -183,15 +204,8 @@ class Optimizer:
         (the tensors are the optimizer's own, as torch's)."""
         out = defaultdict(dict)
         for i, group in enumerate(self.param_groups):
-            g = self._groups[i]
-            if g is None:
-                continue
             for j, p in enumerate(group["params"]):
-                entry = {}
-                for name in _STATE_NAMES:
-                    value = self._get_state(g, j, name)
-                    if value is not None:
-                        entry[name] = value
+                entry = self._entry(i, j)
                 if entry:
                     out[p] = entry
         return out
@@ -204,14 +218,8 @@ class Optimizer:
             packed = {k: v for k, v in group.items() if k != "params"}
             packed["params"] = list(range(index, index + len(group["params"])))
             groups.append(packed)
-            g = self._groups[i]
             for j in range(len(group["params"])):
-                entry = {}
-                if g is not None:
-                    for name in _STATE_NAMES:
-                        value = self._get_state(g, j, name)
-                        if value is not None:
-                            entry[name] = value
+                entry = self._entry(i, j)
                 if entry:
                     state[index + j] = entry
             index += len(group["params"])
@@ -232,6 +240,7 @@ class Optimizer:
                 if k != "params":
                     group[k] = v
             g = self._group(i)
+            self._stepped[i] = {j for j, index in enumerate(saved["params"]) if saved_state.get(index)}
             for j, index in enumerate(saved["params"]):
                 entry = saved_state.get(index, {})
                 for name in _STATE_NAMES:

@@ -10,6 +10,7 @@ class SGD(Optimizer):
     nesterov, weight_decay and maximize."""
 
     _kind = 0
+    _stateless_entry = {"momentum_buffer": None}  # torch's state of a parameter stepped without momentum
 
     def __init__(self, params, lr=required, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False):
