@@ -21,6 +21,7 @@ namespace {
 thread_local bool t_grad_enabled = true;
 std::atomic<uint64_t> g_next_sequence{0};  // creation order of nodes, process-wide
 std::atomic<int64_t> g_next_hook{1};       // hook handles, process-wide
+constexpr uint64_t kLeafSequence = uint64_t{1} << 63;  // accumulators' sequences start here
 
 InputMeta input_meta(const tsr_tensor& t) {
   InputMeta im;
@@ -142,7 +143,13 @@ Edge edge_of(tsr_tensor& t) {
   if (!m.accumulator) {
     m.accumulator = std::make_shared<AccumulateGrad>(cell_of(m));
     m.accumulator->inputs.push_back(input_meta(t));
-    m.accumulator->sequence = g_next_sequence.fetch_add(1);
+    // Above every node's (PyTorch gives AccumulateGrad the largest
+    // sequence_nr): a leaf's gradient is accumulated, and its hooks run, as
+    // soon as it is ready, not after the rest of backward (which a leaf
+    // made before this graph's nodes would otherwise wait for). Hooks that
+    // overlap work with backward (DistributedDataParallel's all_reduces)
+    // need that. Among leaves, creation order still decides.
+    m.accumulator->sequence = kLeafSequence + g_next_sequence.fetch_add(1);
   }
   return Edge{m.accumulator, 0};
 }

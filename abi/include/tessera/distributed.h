@@ -44,6 +44,42 @@
  *
  * Lifetime: release every tsr_work and tsr_comm before tsr_runtime_destroy
  * (which refuses otherwise, as for tensors).
+ *
+ * Note [Data parallel training]
+ *   Gradients averaged across ranks, from C (what Python's
+ *   tessera.nn.parallel.DistributedDataParallel does during backward):
+ *   every rank holds the same parameters and takes an equal slice of each
+ *   global batch, with a loss that is the mean over its slice.
+ *
+ *     tsr_comm_world(rt, "cpu", &comm);
+ *     for each parameter p: tsr_broadcast(comm, p, 0, NULL, NULL);  once
+ *     tsr_optimizer_create(n, params, &options, &opt);
+ *     each step:
+ *       tsr_optimizer_zero_grad(opt, 1);
+ *       loss = forward(my slice); tsr_backward(1, &loss, NULL, 0, NULL, NULL);
+ *       for each parameter i (last first, the order backward makes them):
+ *         tsr_tensor_grad(p[i], &g[i]);        .grad itself, not a copy
+ *         tsr_all_reduce(comm, g[i], TSR_REDUCE_SUM, NULL, &w[i]);
+ *       for each i: tsr_work_wait(w[i]); tsr_work_release(w[i]);
+ *         tsr_binary_scalar_(TSR_OP_DIV, g[i], tsr_scalar_float(world size));
+ *         tsr_tensor_release(g[i]);
+ *       tsr_optimizer_step(opt);
+ *
+ *   The mean over ranks of the slices' mean gradients is the gradient of
+ *   the mean over the global batch, so the parameters follow a
+ *   single-process run on the whole batches to float64 rounding, and stay
+ *   equal on every rank bit for bit (every rank divides the same sums).
+ *   TSR_REDUCE_AVG does the SUM and the division in one call. Many small
+ *   gradients travel faster as one: copy them into one flat buffer
+ *   (tsr_copy_ into its slices), all_reduce it, copy the slices back.
+ *   To overlap the all_reduces with backward, start them from a hook on
+ *   each parameter (tsr_tensor_register_hook, autograd.h: a leaf's hooks
+ *   run as soon as its gradient is ready, while the rest of backward still
+ *   runs): the hook copies the gradient it receives into a buffer of its
+ *   own and starts the all_reduce of that buffer (never of the hook's
+ *   gradient, which backward goes on to read); after tsr_backward, wait
+ *   and copy each result into .grad. tests/distributed/test_data_parallel.c
+ *   runs the loop above.
  */
 #ifndef TESSERA_DISTRIBUTED_H
 #define TESSERA_DISTRIBUTED_H

@@ -12,3 +12,4 @@ __all__ = ["Parameter", "Module", "Sequential", "ModuleList", "Identity", "Linea
 from . import functional
 from .layers import GELU, Dropout, Embedding, Identity, LayerNorm, Linear, ReLU, Sigmoid, Tanh
 from .loss import CrossEntropyLoss, MSELoss
+from . import parallel  # noqa: E402  (tessera.nn.parallel.DistributedDataParallel)
