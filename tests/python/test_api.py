@@ -348,3 +348,21 @@ def test_ops_from_many_threads():
     for t in threads:
         t.join()
     assert failures == []
+
+
+def test_all_any_and_equal_as_torchs():
+    import torch
+    for values in ([[1, 0], [2, 3]], [[0.0, 0.0]], [[True, False]], [[]]):
+        a, t = tessera.tensor(values), torch.tensor(values)
+        for dim in (None, 0, 1, -1):
+            for keepdim in (False, True):
+                if dim is None:
+                    got, want = (a.all(), a.any()), (t.all(), t.any())
+                else:
+                    got = (a.all(dim, keepdim), tessera.any(a, dim=dim, keepdim=keepdim))
+                    want = (t.all(dim, keepdim), torch.any(t, dim=dim, keepdim=keepdim))
+                for g, w in zip(got, want):
+                    assert g.dtype == tessera.bool and g.tolist() == w.tolist(), (values, dim, keepdim)
+    x = tessera.tensor([1.0, 2.0])
+    assert tessera.equal(x, x.clone()) and not tessera.equal(x, x + 1) and not tessera.equal(x, x[:1])
+    assert tessera.equal(tessera.ones(0), tessera.ones(0))

@@ -269,6 +269,20 @@ def log_softmax(input, dim, dtype=None):
     return _tensor_arg("log_softmax", input).log_softmax(dim, dtype)
 
 
+def all(input, dim=None, keepdim=False):  # noqa: A001  (torch.all)
+    return _tensor_arg("all", input).all(dim, keepdim)
+
+
+def any(input, dim=None, keepdim=False):  # noqa: A001  (torch.any)
+    return _tensor_arg("any", input).any(dim, keepdim)
+
+
+def equal(input, other):
+    """torch.equal: the same shape and the same values (a Python bool)."""
+    a, b = _tensor_arg("equal", input), _tensor_arg("equal", other)
+    return tuple(a.shape) == tuple(b.shape) and (a.numel() == 0 or _builtins.bool((a == b).all().item()))
+
+
 def amax(input, dim=(), keepdim=False):
     return _tensor_arg("amax", input).amax(dim, keepdim)
 
@@ -613,6 +627,6 @@ __all__ = [
     "cosh", "asinh", "acosh", "atanh", "expm1", "log1p", "erf", "log2", "log10", "floor", "ceil", "trunc", "round",
     "sign", "argmin", "prod", "var", "std", "cumsum", "gather", "index_select", "take", "scatter", "scatter_add",
     "nonzero", "sort", "argsort", "msort", "flip", "cat", "concat", "stack", "roll", "tril", "triu", "eye", "unique",
-    "clamp", "clip", "outer", "tensordot", "diagonal", "logsumexp", "softmax", "log_softmax", "amax", "amin", "autograd", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+    "clamp", "clip", "outer", "tensordot", "diagonal", "logsumexp", "softmax", "log_softmax", "amax", "amin", "all", "any", "equal", "autograd", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
 ]
 del _DTYPES

@@ -1270,6 +1270,14 @@ class Tensor:
     def amin(self, dim=(), keepdim=False):
         return self._reduce(27, None if dim in ((), []) else dim, keepdim)
 
+    def all(self, dim=None, keepdim=False):
+        """torch.all: whether every element (along dim) is nonzero, as bool."""
+        return (self == 0)._reduce(24, dim, keepdim) == 0  # a count: empty is True
+
+    def any(self, dim=None, keepdim=False):
+        """torch.any: whether some element (along dim) is nonzero, as bool."""
+        return (self != 0)._reduce(24, dim, keepdim) > 0
+
     def sigmoid(self):
         return _unop(21, self)
 

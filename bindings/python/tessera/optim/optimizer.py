@@ -8,11 +8,9 @@ the next step, as in torch. The state (momentum buffers, moments, step)
 lives in the C optimizer; `state`, state_dict and load_state_dict read and
 write it there, with torch's layout.
 """
-import ctypes
 from collections import defaultdict
-from ctypes import byref, c_void_p, sizeof
+from ctypes import byref, c_void_p
 
-from .. import _lib
 from .._lib import C, OptimizerOptions, check
 from .._tensor import Tensor, wrap
 from ..autograd import enable_grad
