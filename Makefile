@@ -84,13 +84,13 @@ test-tsan: deps
 	  $(stage) "tsan: tests" - -- ctest --test-dir $(TSAN_BUILD) -L threaded --output-on-failure -j $(JOBS)
 
 # The libFuzzer targets (tests/fuzz; clang, ASan + UBSan), FUZZ_SECONDS each
-# from the seed corpora. fuzz_views loads cpu_tbb.so of $(BUILD).
+# from the seed corpora. fuzz_views and fuzz_safetensors load cpu_tbb.so of $(BUILD).
 build-fuzz: configure
 	@TESSERA_DEPS_EXTRA="clang libclang-rt-14-dev" scripts/install-deps
 	cmake --build $(BUILD) -j $(JOBS) --target cpu_tbb
 	cmake -S . -B $(FUZZ_BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
 	  -DCMAKE_CXX_COMPILER=clang++ -DTESSERA_FUZZ=ON -DTESSERA_SANITIZE=address,undefined $(SANITIZER_FLAGS) $(CMAKE_FLAGS)
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_config fuzz_views
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_config fuzz_views fuzz_safetensors
 
 fuzz: configure
 	@$(stage) "fuzz: configure + build" $(FUZZ_BUILD) -- $(MAKE) --no-print-directory build-fuzz
@@ -102,6 +102,9 @@ fuzz-run:
 	  $(FUZZ_SECONDS) -dict=tests/fuzz/config.dict
 	TESSERA_FUZZ_PLUGIN=$(abspath $(BUILD))/lib/tessera/cpu_tbb.so tests/fuzz/run_fuzz.sh $(FUZZ_BUILD)/bin/fuzz_views \
 	  tests/fuzz/corpus/views $(FUZZ_BUILD)/fuzz/views $(FUZZ_SECONDS) -max_len=256
+	TESSERA_FUZZ_PLUGIN=$(abspath $(BUILD))/lib/tessera/cpu_tbb.so tests/fuzz/run_fuzz.sh \
+	  $(FUZZ_BUILD)/bin/fuzz_safetensors tests/fuzz/corpus/safetensors $(FUZZ_BUILD)/fuzz/safetensors \
+	  $(FUZZ_SECONDS) -dict=tests/fuzz/safetensors.dict -max_len=4096
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

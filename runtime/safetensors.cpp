@@ -156,6 +156,8 @@ Json parse_header(const std::string& label, const unsigned char* text, uint64_t 
   } catch (const Json::parse_error& e) {
     bad(label, "the header is not valid JSON (file byte " + std::to_string(8 + (e.byte > 0 ? e.byte - 1 : 0)) +
                    "): " + parse_reason(e.what()));
+  } catch (const Json::exception& e) {  // out_of_range.406: a number past double's range
+    bad(label, std::string("the header is not valid JSON: ") + parse_reason(e.what()));
   }
 }
 

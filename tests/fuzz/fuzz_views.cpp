@@ -36,42 +36,20 @@
 #include <string>
 #include <vector>
 
+#include "fuzz_support.hpp"
 #include "runtime.hpp"
 #include "tessera/element.h"
 #include "tessera/tessera.h"
-#include "test_paths.hpp"
+
+const char* const fuzz::kTarget = "fuzz_views";
 
 namespace {
 
+using fuzz::finding;
+using fuzz::runtime;
+
 constexpr int64_t kMaxModelElements = 4096;  // larger results are not built
 constexpr size_t kMaxTensors = 8;
-
-[[noreturn]] void finding(const std::string& what) {
-  std::fprintf(stderr, "fuzz_views: %s\n", what.c_str());
-  std::abort();
-}
-
-#define EXPECT(cond, what) \
-  do {                     \
-    if (!(cond)) finding(std::string(what) + " [" #cond "]"); \
-  } while (0)
-
-tsr_runtime* runtime() {
-  static tsr_runtime* rt = [] {
-    const char* env = std::getenv("TESSERA_FUZZ_PLUGIN");
-    const std::string plugin = env != nullptr && *env != '\0' ? env : test_paths::fuzz_default_plugin;
-    const std::string json = "{\"plugins\": [{\"name\": \"cpu_tbb\", \"library\": \"" + plugin +
-                             "\", \"options\": {\"threads\": 1}}], \"default_device\": \"cpu\"}";
-    tsr_runtime_options opts{};
-    opts.struct_size = TSR_RUNTIME_OPTIONS_STRUCT_SIZE;
-    opts.config_json = json.c_str();
-    opts.strict_plugins = 1;
-    tsr_runtime* r = nullptr;
-    if (tsr_runtime_create(&opts, &r) != TSR_OK) finding(std::string("no runtime: ") + tsr_last_error_message());
-    return r;
-  }();
-  return rt;
-}
 
 const tsr_device kCpu{TSR_DEVICE_CPU, 0};
 

@@ -164,8 +164,9 @@ def test_numpy_writer_files_load_in_data_order(tmp_path):
         "bits": ("BOOL", np.array([[True, False], [False, True]])),
         "bf": ("BF16", bf16_bits([1.0, -2.5, 0.15625])),
         "ünïcode ✓": ("U64", np.array([2 ** 64 - 1, 0], np.uint64)),
+        "nan_payloads": ("F16", np.array([0x7fff, 0xfc01], "<u2").view("<f2")),  # kept bit for bit
     }
-    order = ["bits", "a", "scalar", "empty", "z.last_in_header", "bf", "ünïcode ✓"]
+    order = ["bits", "a", "scalar", "empty", "z.last_in_header", "bf", "ünïcode ✓", "nan_payloads"]
     path = tmp_path / "numpy.safetensors"
     np_write(path, tensors, metadata={"format": "np", "note": "ünï"}, order=order, pad=False)
     with st.safe_open(path) as f:
@@ -325,6 +326,8 @@ BOOLS = {"m": {"dtype": "BOOL", "shape": [3], "data_offsets": [0, 3]}}
 CORRUPT = {
     "bad_json": (b'{"w": {"dtype": "F32",', b"", ["the header is not valid JSON (file byte"]),
     "trailing_garbage": (b'{} x', b"", ["not valid JSON"]),
+    "number_overflow": (b'{"w": {"dtype": "U8", "shape": [1e999], "data_offsets": [0, 1]}}', b"\0",
+                        ["the header is not valid JSON: number overflow parsing '1e999'"]),
     "invalid_utf8": (b'{"\xff": 1}', b"", ["not valid JSON"]),
     "list_header": (b"[1, 2]", b"", ["does not start with '{' (file byte 8 is 0x5b)"]),
     "string_header": (b'"w"', b"", ["does not start with '{'"]),
