@@ -35,8 +35,8 @@ TensorRef sigmoid(const TensorRef& a) { return unary(TSR_OP_SIGMOID, *a); }
 struct GeluBackward final : SavedNode<1> {
   bool approximate = false;
   const char* name() const override { return "GeluBackward0"; }
-  std::vector<TensorRef> apply(const TensorRef& g) override {
-    const TensorRef& x = t[0];
+  std::vector<TensorRef> apply(const TensorRef& grad) override {
+    const TensorRef x = widened(*t[0]), g = widened(*grad);  // Note [Half precision inside fused functions]
     if (!approximate) {  // Phi(x) + x phi(x)
       const TensorRef cdf = mul_scalar(add_scalar(math(TSR_MATH_ERF, *mul_scalar(x, M_SQRT1_2)), 1.0), 0.5);
       const TensorRef pdf = mul_scalar(unary(TSR_OP_EXP, *mul_scalar(mul(x, x), -0.5)), 0.5 * M_2_SQRTPI * M_SQRT1_2);
@@ -57,8 +57,8 @@ struct GeluBackward final : SavedNode<1> {
 // silu: s (1 + x (1 - s)), s = sigmoid(x).
 struct SiluBackward final : SavedNode<1> {
   const char* name() const override { return "SiluBackward0"; }
-  std::vector<TensorRef> apply(const TensorRef& g) override {
-    const TensorRef& x = t[0];
+  std::vector<TensorRef> apply(const TensorRef& grad) override {
+    const TensorRef x = widened(*t[0]), g = widened(*grad);
     const TensorRef s = sigmoid(x);
     return {mul(g, mul(s, add_scalar(mul(x, rsub_scalar(s, 1.0)), 1.0)))};
   }
@@ -68,8 +68,8 @@ struct SiluBackward final : SavedNode<1> {
 struct SoftplusBackward final : SavedNode<1> {
   double beta = 1, threshold = 20;
   const char* name() const override { return "SoftplusBackward0"; }
-  std::vector<TensorRef> apply(const TensorRef& g) override {
-    const TensorRef bx = mul_scalar(t[0], beta);
+  std::vector<TensorRef> apply(const TensorRef& grad) override {
+    const TensorRef g = widened(*grad), bx = mul_scalar(widened(*t[0]), beta);
     const TensorRef linear = binary_scalar(TSR_OP_GT, *bx, make_scalar(threshold), false);
     return {where(*linear, *g, *mul(g, sigmoid(bx)))};
   }
@@ -83,8 +83,8 @@ struct LayerNormBackward final : SavedNode<2> {  // t[0] x, t[1] weight (or none
   int32_t k = 1;
   double eps = 1e-5;
   const char* name() const override { return "NativeLayerNormBackward0"; }
-  std::vector<TensorRef> apply(const TensorRef& g) override {
-    const TensorRef& x = t[0];
+  std::vector<TensorRef> apply(const TensorRef& grad) override {
+    const TensorRef x = widened(*t[0]), g = widened(*grad);  // Note [Half precision inside fused functions]
     int32_t dims[TSR_MAX_DIMS];
     for (int32_t i = 0; i < k; ++i) dims[i] = x->layout.ndim - k + i;
     auto mean = [&](const TensorRef& v) { return reduce(TSR_OP_MEAN, *v, k, dims, true); };
@@ -94,7 +94,7 @@ struct LayerNormBackward final : SavedNode<2> {  // t[0] x, t[1] weight (or none
     const TensorRef xhat = mul(xc, rstd);
     TensorRef dx, dw, db;
     if (next[0].node) {
-      const TensorRef gx = t[1] ? mul(g, t[1]) : g;
+      const TensorRef gx = t[1] ? mul(g, widened(*t[1])) : g;
       dx = mul(rstd, sub(sub(gx, mean(gx)), mul(xhat, mean(mul(gx, xhat)))));
     }
     if (next[1].node) dw = mul(g, xhat);

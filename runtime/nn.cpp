@@ -90,16 +90,17 @@ TensorRef gelu(const tsr_tensor& x, bool approximate) {
   check_floating(x, "gelu");
   const bool records = autograd::should_record({&x});
   const autograd::GradModeGuard off(false);
-  const TensorRef X = TensorRef::share(const_cast<tsr_tensor*>(&x));
+  const TensorRef X = widened(x);  // Note [Half precision inside fused functions]
   TensorRef out;
   if (!approximate) {  // torch's x * 0.5 * (1 + erf(x / sqrt(2)))
     out = times(scalar_mul(X, 0.5), scalar_add(math(TSR_MATH_ERF, *scalar_mul(X, M_SQRT1_2)), 1.0));
   } else {  // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
     constexpr double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5, kKappa = 0.044715;
     const TensorRef cube = times(times(X, X), X);
-    const TensorRef inner = scalar_mul(binary(TSR_OP_ADD, x, *scalar_mul(cube, kKappa)), kBeta);
+    const TensorRef inner = scalar_mul(binary(TSR_OP_ADD, *X, *scalar_mul(cube, kKappa)), kBeta);
     out = times(scalar_mul(X, 0.5), scalar_add(unary(TSR_OP_TANH, *inner), 1.0));
   }
+  out = narrowed(out, x.dtype);
   if (records) autograd::record_gelu(x, approximate, *out);
   return out;
 }
@@ -108,8 +109,9 @@ TensorRef silu(const tsr_tensor& x) {
   check_floating(x, "silu");
   const bool records = autograd::should_record({&x});
   const autograd::GradModeGuard off(false);
-  // torch's x / (1 + exp(-x))
-  TensorRef out = binary(TSR_OP_DIV, x, *scalar_add(unary(TSR_OP_EXP, *unary(TSR_OP_NEG, x)), 1.0));
+  // torch's x / (1 + exp(-x)), half precision widened (Note [Half precision inside fused functions])
+  const TensorRef X = widened(x);
+  TensorRef out = narrowed(binary(TSR_OP_DIV, *X, *scalar_add(unary(TSR_OP_EXP, *unary(TSR_OP_NEG, *X)), 1.0)), x.dtype);
   if (records) autograd::record_silu(x, *out);
   return out;
 }
@@ -120,10 +122,12 @@ TensorRef softplus(const tsr_tensor& x, double beta, double threshold) {
     fail(TSR_ERR_INVALID_ARGUMENT, "softplus(): beta must be a finite non-zero number, got " + std::to_string(beta));
   const bool records = autograd::should_record({&x});
   const autograd::GradModeGuard off(false);
-  const TensorRef bx = scalar_mul(TensorRef::share(const_cast<tsr_tensor*>(&x)), beta);
+  const TensorRef X = widened(x);  // Note [Half precision inside fused functions]
+  const TensorRef bx = scalar_mul(X, beta);
   const TensorRef smooth =
       binary_scalar(TSR_OP_DIV, *math(TSR_MATH_LOG1P, *unary(TSR_OP_EXP, *bx)), make_scalar(beta), false);
-  TensorRef out = where(*binary_scalar(TSR_OP_GT, *bx, make_scalar(threshold), false), x, *smooth);
+  TensorRef out =
+      narrowed(where(*binary_scalar(TSR_OP_GT, *bx, make_scalar(threshold), false), *X, *smooth), x.dtype);
   if (records) autograd::record_softplus(x, beta, threshold, *out);
   return out;
 }
@@ -169,13 +173,15 @@ TensorRef layer_norm(const tsr_tensor& x, int32_t k, const tsr_tensor* weight, c
   const autograd::GradModeGuard off(false);
   int32_t dims[TSR_MAX_DIMS];
   for (int32_t i = 0; i < k; ++i) dims[i] = x.layout.ndim - k + i;
-  const TensorRef xc = binary(TSR_OP_SUB, x, *reduce(TSR_OP_MEAN, x, k, dims, true));
+  const TensorRef X = widened(x);  // Note [Half precision inside fused functions]
+  const TensorRef xc = binary(TSR_OP_SUB, *X, *reduce(TSR_OP_MEAN, *X, k, dims, true));
   const TensorRef var = reduce(TSR_OP_MEAN, *times(xc, xc), k, dims, true);
   const TensorRef rstd =
       binary_scalar(TSR_OP_DIV, *unary(TSR_OP_SQRT, *scalar_add(var, eps)), make_scalar(1.0), true);
   TensorRef out = times(xc, rstd);
-  if (weight != nullptr) out = binary(TSR_OP_MUL, *out, *weight);
-  if (bias != nullptr) out = binary(TSR_OP_ADD, *out, *bias);
+  if (weight != nullptr) out = binary(TSR_OP_MUL, *out, *widened(*weight));
+  if (bias != nullptr) out = binary(TSR_OP_ADD, *out, *widened(*bias));
+  out = narrowed(out, x.dtype);
   if (records) autograd::record_layer_norm(x, k, weight, bias, eps, *out);
   return out;
 }

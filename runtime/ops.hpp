@@ -134,6 +134,22 @@ TensorRef softmax(const tsr_tensor& x, int64_t dim, bool log);
 // log(sum(exp(x))) over dims (num_dims 0: all), stable.
 TensorRef logsumexp(const tsr_tensor& x, int32_t num_dims, const int32_t* dims, bool keepdim);
 
+// Note [Half precision inside fused functions]
+//   A function computed from several ops (the softmax family, gelu, silu,
+//   softplus, layer_norm) takes a float16 or bfloat16 input in float32 and
+//   rounds once at the end, as PyTorch's kernels compute such inputs in
+//   float: the same chain of half-precision ops would round after each op
+//   (several ulps, and layer_norm's variance worse). Their formulas do the
+//   same; the engine casts a gradient to its input's dtype.
+inline bool is_half(int32_t dtype) { return dtype == TSR_FLOAT16 || dtype == TSR_BFLOAT16; }
+// t in float32 when it is half precision, else t itself.
+inline TensorRef widened(const tsr_tensor& t) {
+  TensorRef r = TensorRef::share(const_cast<tsr_tensor*>(&t));
+  return is_half(t.dtype) ? to(r, TSR_FLOAT32, t.device) : r;
+}
+// t in `dtype` (a result computed widened, rounded once).
+inline TensorRef narrowed(TensorRef t, int32_t dtype) { return t->dtype == dtype ? t : to(t, dtype, t->device); }
+
 // ---- nn.cpp, losses.cpp (ABI 1.10): tessera/nn.h; null pointers for absent tensors ----
 TensorRef linear(const tsr_tensor& x, const tsr_tensor& weight, const tsr_tensor* bias);
 TensorRef layer_norm(const tsr_tensor& x, int32_t k, const tsr_tensor* weight, const tsr_tensor* bias, double eps);

@@ -44,16 +44,18 @@ TensorRef softmax(const tsr_tensor& x, int64_t dim, bool log) {
   const int32_t d = wrap_dim(dim, x.layout.ndim);
   const bool records = autograd::should_record({&x});
   const autograd::GradModeGuard off(false);
+  const TensorRef X = widened(x);  // Note [Half precision inside fused functions]
   TensorRef out;
   if (x.layout.ndim == 0) {  // one element: softmax 1, log_softmax 0 (NaN stays NaN)
-    TensorRef shifted = binary(TSR_OP_SUB, x, x);
+    TensorRef shifted = binary(TSR_OP_SUB, *X, *X);
     out = log ? shifted : unary(TSR_OP_EXP, *shifted);
   } else {
-    TensorRef shifted = binary(TSR_OP_SUB, x, *shift_of(x, 1, &d, false));
+    TensorRef shifted = binary(TSR_OP_SUB, *X, *shift_of(*X, 1, &d, false));
     TensorRef e = unary(TSR_OP_EXP, *shifted);
     TensorRef sum = reduce(TSR_OP_SUM, *e, 1, &d, true);
     out = log ? binary(TSR_OP_SUB, *shifted, *unary(TSR_OP_LOG, *sum)) : binary(TSR_OP_DIV, *e, *sum);
   }
+  out = narrowed(out, x.dtype);
   if (records) autograd::record_softmax(x, d, log, *out);
   return out;
 }
@@ -64,10 +66,12 @@ TensorRef logsumexp(const tsr_tensor& x, int32_t num_dims, const int32_t* dims, 
   reduced_dims(x.layout.ndim, num_dims, dims, reduced);
   const bool records = autograd::should_record({&x});
   const autograd::GradModeGuard off(false);
-  TensorRef m = shift_of(x, num_dims, dims, true);
-  TensorRef kept = binary(TSR_OP_ADD, *unary(TSR_OP_LOG, *reduce(TSR_OP_SUM, *unary(TSR_OP_EXP, *binary(TSR_OP_SUB, x, *m)),
+  const TensorRef X = widened(x);  // Note [Half precision inside fused functions]
+  TensorRef m = shift_of(*X, num_dims, dims, true);
+  TensorRef kept = binary(TSR_OP_ADD, *unary(TSR_OP_LOG, *reduce(TSR_OP_SUM, *unary(TSR_OP_EXP, *binary(TSR_OP_SUB, *X, *m)),
                                                                  num_dims, dims, true)),
                           *m);
+  kept = narrowed(kept, x.dtype);
   TensorRef out = kept;
   if (!keepdim) {
     std::vector<int64_t> shape;

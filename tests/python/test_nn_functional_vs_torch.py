@@ -261,6 +261,53 @@ def test_erf_matches_torch():
         ts.erf(ts.tensor([1 + 1j]))
 
 
+
+# ---- half precision: Note [Half precision inside fused functions] -------------------------
+
+_HALF = [("gelu", TF.gelu, TORCH_F.gelu),
+         ("gelu_tanh", lambda t: TF.gelu(t, approximate="tanh"), lambda t: TORCH_F.gelu(t, approximate="tanh")),
+         ("silu", TF.silu, TORCH_F.silu),
+         ("softplus", TF.softplus, TORCH_F.softplus),
+         ("layer_norm", lambda t: TF.layer_norm(t, (64,)), lambda t: TORCH_F.layer_norm(t, (64,))),
+         ("softmax", lambda t: TF.softmax(t, 1), lambda t: torch.softmax(t, 1)),
+         ("log_softmax", lambda t: TF.log_softmax(t, 1), lambda t: torch.log_softmax(t, 1)),
+         ("logsumexp", lambda t: ts.logsumexp(t, 1), lambda t: torch.logsumexp(t, 1))]
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name,f,g", _HALF, ids=[h[0] for h in _HALF])
+def test_half_precision_rounds_once(name, f, g, dtype):
+    """A float16/bfloat16 input is computed in float32 and rounded once: the
+    result lies within one ulp of the float64 value of the rounded input
+    (a chain of half-precision ops lands several ulps away, layer_norm's
+    variance far more)."""
+    eps, tiny = {"bfloat16": (2.0**-7, 2.0**-126), "float16": (2.0**-10, 2.0**-14)}[dtype]
+
+    def ulp(ref):  # the dtype's spacing at each reference value
+        return np.exp2(np.floor(np.log2(np.maximum(np.abs(ref), tiny)))) * eps
+
+    x = np.random.default_rng(3).uniform(-4, 4, size=(8, 64))
+    xh = ts.tensor(x, dtype=ts.float64).to(getattr(ts, dtype))
+    got = f(xh)
+    assert got.dtype == getattr(ts, dtype)
+    want = g(torch.tensor(xh.to(ts.float64).numpy())).numpy()
+    # gelu's tanh form cancels in 1 + tanh(..) for x near -4 in float32 too:
+    # torch's own float32 kernel lands 1.27 ulps of float16 away there
+    bound = 1.5 if name == "gelu_tanh" else 1.0
+    assert np.max(np.abs(got.to(ts.float64).numpy() - want) / ulp(want)) <= bound
+    # the gradient comes back in the input's dtype, computed the same way
+    # (within a few ulps of its largest entry: the backward formulas read
+    # the rounded output, as torch's do)
+    w = np.random.default_rng(4).uniform(-1, 1, size=want.shape)
+    xg = xh.detach().requires_grad_(True)
+    (f(xg).to(ts.float64) * ts.tensor(w)).sum().backward()
+    assert xg.grad.dtype == getattr(ts, dtype)
+    xt = torch.tensor(xh.to(ts.float64).numpy(), requires_grad=True)
+    (g(xt) * torch.tensor(w)).sum().backward()
+    gw = xt.grad.numpy()
+    assert np.max(np.abs(xg.grad.to(ts.float64).numpy() - gw)) <= 4 * ulp(np.max(np.abs(gw)))
+
+
 # ---- dropout: Tessera's own draws ---------------------------------------------------------
 
 def _dropout_case(device, p=0.3, seed=7):
