@@ -14,6 +14,7 @@
 //   through the host.
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct Composer {
   tsr_runtime& rt;
   tsr_device device;
   std::vector<TensorRef> keep;  // temporaries and constants, alive until the composite returns
+  std::deque<tsr_tensor_desc> descs;  // keep_constant's descriptors (a deque: their addresses stay)
 
   // A fresh tensor of desc's shape (row-major), in `dtype`.
   tsr_tensor_desc temporary(const tsr_tensor_desc& like, int32_t dtype) {
@@ -44,6 +46,11 @@ struct Composer {
     tsr_tensor_desc d;
     fill_desc_broadcast(*keep.back(), like.ndim, like.shape, d);
     return d;
+  }
+  // constant() kept alive here, for an argument list.
+  const tsr_tensor_desc* keep_constant(const tsr_tensor_desc& like, int32_t dtype, double value) {
+    descs.push_back(constant(like, dtype, make_scalar(value)));
+    return &descs.back();
   }
   // d read as `shape` of the same ndim: its size-1 dims broadcast.
   static tsr_tensor_desc broadcast(const tsr_tensor_desc& d, const tsr_tensor_desc& like) {
@@ -110,12 +117,55 @@ void variance(Composer& c, int32_t op, int32_t key, const tsr_tensor_desc& x_in,
   if (half) c.run(TSR_OP_COPY, key, {&m2}, out);
 }
 
+// The fused activations of ABI 1.10 (GELU, GELU_TANH, SILU), op for op as
+// torch writes them; float16 and bfloat16 in float32, rounded once by the
+// last COPY (Note [Half precision inside fused functions], ops.hpp). The
+// input is read into temporaries before the output is written, so an
+// output that is the input itself is fine.
+void activation(Composer& c, int32_t op, int32_t key, const tsr_tensor_desc& x_in, const tsr_tensor_desc& out) {
+  const bool half = key == TSR_FLOAT16 || key == TSR_BFLOAT16;
+  const int32_t ct = half ? TSR_FLOAT32 : key;
+  tsr_tensor_desc x = x_in;
+  if (half) {
+    x = c.temporary(out, ct);
+    c.run(TSR_OP_COPY, ct, {&x_in}, x);
+  }
+  const tsr_tensor_desc result = half ? c.temporary(out, ct) : out;
+  const tsr_tensor_desc one = c.constant(out, ct, make_scalar(1.0));
+  const tsr_tensor_desc t = c.temporary(out, ct);
+  if (op == TSR_OP_SILU) {  // x / (1 + exp(-x))
+    c.run(TSR_OP_NEG, ct, {&x}, t);
+    c.run(TSR_OP_EXP, ct, {&t}, t);
+    c.run(TSR_OP_ADD, ct, {&t, &one}, t);
+    c.run(TSR_OP_DIV, ct, {&x, &t}, result);
+  } else {
+    const tsr_tensor_desc u = c.temporary(out, ct);
+    c.run(TSR_OP_MUL, ct, {&x, c.keep_constant(out, ct, 0.5)}, u);  // x / 2
+    if (op == TSR_OP_GELU) {  // (x / 2) (1 + erf(x / sqrt 2))
+      const int64_t erf[] = {TSR_MATH_ERF};
+      c.run(TSR_OP_MUL, ct, {&x, c.keep_constant(out, ct, M_SQRT1_2)}, t);
+      c.run(TSR_OP_MATH, ct, {&t}, t, {.params = erf});
+    } else {  // (x / 2) (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+      constexpr double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5, kKappa = 0.044715;
+      c.run(TSR_OP_MUL, ct, {&x, &x}, t);
+      c.run(TSR_OP_MUL, ct, {&t, &x}, t);
+      c.run(TSR_OP_MUL, ct, {&t, c.keep_constant(out, ct, kKappa)}, t);
+      c.run(TSR_OP_ADD, ct, {&x, &t}, t);
+      c.run(TSR_OP_MUL, ct, {&t, c.keep_constant(out, ct, kBeta)}, t);
+      c.run(TSR_OP_TANH, ct, {&t}, t);
+    }
+    c.run(TSR_OP_ADD, ct, {&t, &one}, t);
+    c.run(TSR_OP_MUL, ct, {&u, &t}, result);
+  }
+  if (half) c.run(TSR_OP_COPY, key, {&result}, out);
+}
+
 }  // namespace
 
 void run_composite(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key,
                    std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& out,
                    const KernelParams& extra) {
-  Composer c{rt, device, {}};
+  Composer c{rt, device, {}, {}};
   const tsr_tensor_desc* const* in = inputs.begin();
   switch (op) {
     case TSR_OP_GT: c.run(TSR_OP_LT, key, {in[1], in[0]}, out); return;
@@ -135,6 +185,7 @@ void run_composite(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key,
       c.run(TSR_OP_DIV, key, {&one, &out}, out);
       return;
     }
+    case TSR_OP_GELU: case TSR_OP_GELU_TANH: case TSR_OP_SILU: return activation(c, op, key, *in[0], out);
     case TSR_OP_MEAN: {
       c.run(TSR_OP_SUM, key, {in[0]}, out, {.params = extra.params});
       const int64_t n = numel_of(*in[0]) / numel_of(out);

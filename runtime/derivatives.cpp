@@ -793,6 +793,9 @@ void record_binary_scalar(int32_t op, const tsr_tensor& a, tsr_scalar s, bool re
 }
 
 void record_unary(int32_t op, const tsr_tensor& a, tsr_tensor& out) {
+  // The fused activations (ABI 1.10) are tessera/nn.h's, with their nodes.
+  if (op == TSR_OP_GELU || op == TSR_OP_GELU_TANH) return record_gelu(a, op == TSR_OP_GELU_TANH, out);
+  if (op == TSR_OP_SILU) return record_silu(a, out);
   if (!differentiable(tsr_op_name(op), {&a}, out)) return;
   switch (op) {
     case TSR_OP_NEG: case TSR_OP_EXP: case TSR_OP_LOG: case TSR_OP_TANH: case TSR_OP_SQRT: case TSR_OP_ABS:

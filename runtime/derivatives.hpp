@@ -162,7 +162,8 @@ constexpr Gradient op_gradient(tsr_op op) {
     case TSR_OP_MEAN: case TSR_OP_MAX: case TSR_OP_MIN: case TSR_OP_MATMUL: case TSR_OP_MATH: case TSR_OP_ATAN2:
     case TSR_OP_REMAINDER: case TSR_OP_LOGADDEXP: case TSR_OP_PROD: case TSR_OP_VAR: case TSR_OP_STD:
     case TSR_OP_CUMSUM: case TSR_OP_GATHER: case TSR_OP_SORT: case TSR_OP_SCATTER: case TSR_OP_CHOLESKY: case TSR_OP_SOLVE:
-    case TSR_OP_QR: case TSR_OP_SVD: case TSR_OP_EIGH: case TSR_OP_INV: case TSR_OP_LU:
+    case TSR_OP_QR: case TSR_OP_SVD: case TSR_OP_EIGH: case TSR_OP_INV: case TSR_OP_LU: case TSR_OP_GELU:
+    case TSR_OP_GELU_TANH: case TSR_OP_SILU:
       return Gradient::kFormula;
     case TSR_OP_FILL: case TSR_OP_EQ: case TSR_OP_NE: case TSR_OP_LT: case TSR_OP_LE: case TSR_OP_GT: case TSR_OP_GE:
     case TSR_OP_ARGMAX: case TSR_OP_ARANGE: case TSR_OP_LINSPACE: case TSR_OP_RAND_UNIFORM: case TSR_OP_RAND_NORMAL:

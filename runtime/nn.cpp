@@ -86,34 +86,18 @@ TensorRef linear(const tsr_tensor& x, const tsr_tensor& weight, const tsr_tensor
 
 // ---- activations ----------------------------------------------------------------------
 
+// gelu and silu are the composite ops GELU, GELU_TANH and SILU (ABI 1.10):
+// a plugin's fused kernel runs where it registered one, the runtime's
+// composition of primitives elsewhere (Note [Composites]); unary() records
+// GeluBackward0 / SiluBackward0.
 TensorRef gelu(const tsr_tensor& x, bool approximate) {
   check_floating(x, "gelu");
-  const bool records = autograd::should_record({&x});
-  const autograd::GradModeGuard off(false);
-  const TensorRef X = widened(x);  // Note [Half precision inside fused functions]
-  TensorRef out;
-  if (!approximate) {  // torch's x * 0.5 * (1 + erf(x / sqrt(2)))
-    out = times(scalar_mul(X, 0.5), scalar_add(math(TSR_MATH_ERF, *scalar_mul(X, M_SQRT1_2)), 1.0));
-  } else {  // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
-    constexpr double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5, kKappa = 0.044715;
-    const TensorRef cube = times(times(X, X), X);
-    const TensorRef inner = scalar_mul(binary(TSR_OP_ADD, *X, *scalar_mul(cube, kKappa)), kBeta);
-    out = times(scalar_mul(X, 0.5), scalar_add(unary(TSR_OP_TANH, *inner), 1.0));
-  }
-  out = narrowed(out, x.dtype);
-  if (records) autograd::record_gelu(x, approximate, *out);
-  return out;
+  return unary(approximate ? TSR_OP_GELU_TANH : TSR_OP_GELU, x);
 }
 
 TensorRef silu(const tsr_tensor& x) {
   check_floating(x, "silu");
-  const bool records = autograd::should_record({&x});
-  const autograd::GradModeGuard off(false);
-  // torch's x / (1 + exp(-x)), half precision widened (Note [Half precision inside fused functions])
-  const TensorRef X = widened(x);
-  TensorRef out = narrowed(binary(TSR_OP_DIV, *X, *scalar_add(unary(TSR_OP_EXP, *unary(TSR_OP_NEG, *X)), 1.0)), x.dtype);
-  if (records) autograd::record_silu(x, *out);
-  return out;
+  return unary(TSR_OP_SILU, x);
 }
 
 TensorRef softplus(const tsr_tensor& x, double beta, double threshold) {

@@ -16,7 +16,8 @@ static_assert(TSR_OP_FILL == 0 && TSR_OP_COPY == 1 && TSR_OP_ADD == 2 && TSR_OP_
 static_assert(TSR_OP_MATH == 34 && TSR_OP_LOGADDEXP == 43 && TSR_OP_PROD == 44 && TSR_OP_STD == 47 &&
               TSR_OP_NONZERO == 53);
 static_assert(TSR_OP_CHOLESKY == 54 && TSR_OP_SOLVE == 56 && TSR_OP_EIGH == 59 && TSR_OP_INV == 60);
-static_assert(TSR_OP_COUNT == 61, "a new op is a minor version: update this check, version.h and Python's tests");
+static_assert(TSR_OP_GELU == 61 && TSR_OP_SILU == 63);
+static_assert(TSR_OP_COUNT == 64, "a new op is a minor version: update this check, version.h and Python's tests");
 static_assert(TSR_OP_KIND_COUNT == 18 && TSR_MATH_FN_COUNT == 22);
 
 // Entries in value order: entry k has value k, so there is no gap and no
@@ -85,6 +86,7 @@ static_assert(tsr_op_kind(TSR_OP_FILL) == TSR_OP_KIND_FILL && tsr_op_kind(TSR_OP
 static_assert(all_of_kind(TSR_OP_ADD, TSR_OP_POW, TSR_OP_KIND_BINARY));
 static_assert(all_of_kind(TSR_OP_EQ, TSR_OP_GE, TSR_OP_KIND_COMPARE));
 static_assert(all_of_kind(TSR_OP_NEG, TSR_OP_TANH, TSR_OP_KIND_UNARY));
+static_assert(all_of_kind(TSR_OP_GELU, TSR_OP_SILU, TSR_OP_KIND_UNARY));
 static_assert(tsr_op_kind(TSR_OP_WHERE) == TSR_OP_KIND_WHERE);
 static_assert(all_of_kind(TSR_OP_SUM, TSR_OP_ARGMAX, TSR_OP_KIND_REDUCE));
 static_assert(tsr_op_kind(TSR_OP_MATMUL) == TSR_OP_KIND_MATMUL && tsr_op_kind(TSR_OP_ARANGE) == TSR_OP_KIND_ARANGE &&

@@ -76,6 +76,24 @@ template <int Fn, class C> TSR_HD C apply_math(C x) {
   }
 }
 
+// The fused activations GELU, GELU_TANH and SILU (ABI 1.10, tessera/ops.h)
+// on a real compute type, operation for operation as PyTorch 1.13's CPU
+// kernels write them (the runtime's composite, runtime/composite.cpp,
+// composes the same formulas from primitives where a device has no kernel).
+template <int Op, class C> TSR_HD C apply_activation(C x) {
+  static_assert(std::is_floating_point_v<C>);
+  if constexpr (Op == TSR_OP_GELU) {
+    return x * C(0.5) * (C(1) + m_erf(x * C(0.70710678118654752440)));  // x/2 (1 + erf(x / sqrt 2))
+  } else if constexpr (Op == TSR_OP_GELU_TANH) {
+    const C beta = C(0.79788456080286535588), kappa = C(0.044715);  // sqrt(2/pi)
+    const C inner = beta * (x + kappa * (x * x * x));
+    return C(0.5) * x * (C(1) + m_tanh(inner));
+  } else {
+    static_assert(Op == TSR_OP_SILU);
+    return x / (C(1) + m_exp(-x));
+  }
+}
+
 // Calls f(std::integral_constant<int, Fn>{}) for fn's value; false when fn
 // is not a function this build knows (the kernel then reports
 // TSR_ERR_UNSUPPORTED, and the runtime falls back).

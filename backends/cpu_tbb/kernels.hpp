@@ -63,7 +63,7 @@ template <template <int, int> class K, int... Kinds> void add_kernels_of_kind(Ke
 // One per kernel file.
 void add_copy_kernels(KernelList& list);      // COPY
 void add_binary_kernels(KernelList& list);    // ADD..POW, ATAN2..LOGADDEXP, EQ..GE
-void add_unary_kernels(KernelList& list);     // FILL, NEG..TANH, WHERE
+void add_unary_kernels(KernelList& list);     // FILL, NEG..TANH, GELU, GELU_TANH, SILU, WHERE
 void add_math_kernels(KernelList& list);      // MATH
 void add_reduce_kernels(KernelList& list);    // SUM, PROD, MEAN, MAX, MIN, ARGMAX, ARGMIN
 void add_matmul_kernels(KernelList& list);    // MATMUL

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// FILL, the unary pointwise ops NEG..TANH, and WHERE.
+// FILL, the unary pointwise ops (NEG..TANH and the fused activations GELU,
+// GELU_TANH, SILU), and WHERE.
 #include <cmath>
 #include <type_traits>
 
 #include "elementwise.hpp"
 #include "kernels.hpp"
+#include "math_ops.hpp"
 #include "cloned_loops.hpp"
 #include "complex_ops.hpp"
 #include "vector_math.hpp"
@@ -41,6 +43,8 @@ template <int Op, class C> auto apply(C a) {
       const C e = std::exp(a);
       return e / (C(1) + e);
     }
+  } else if constexpr (Op == TSR_OP_GELU || Op == TSR_OP_GELU_TANH || Op == TSR_OP_SILU) {
+    return backend::apply_activation<Op>(a);  // one pass where the composite takes six to nine
   } else {
     static_assert(Op == TSR_OP_TANH);
     if constexpr (is_complex_type_v<C>) return complex_tanh(a);  // the standard's special cases

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// FILL, the unary pointwise ops NEG..TANH, and WHERE. Bandwidth: one read and
+// FILL, the unary pointwise ops (NEG..TANH, GELU, GELU_TANH, SILU), and WHERE. Bandwidth: one read and
 // one write per element (WHERE: three reads), FILL a write only, at the
 // rates of elementwise.cuh.
 #include "elementwise.cuh"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The unary functors NEG..TANH on the compute type, the CPU backend's
+// The unary functors (NEG..TANH, GELU, GELU_TANH, SILU) on the compute type, the CPU backend's
 // (backends/cpu_tbb/unary.cpp) arithmetic rule for rule. Transcendentals use
 // CUDA's libdevice (within 1-2 ulp of glibc's, not bit-equal); complex ones
 // libcu++'s cuda::std::complex (Note [Complex element types]).
@@ -9,6 +9,7 @@
 
 #include "complex_ops.hpp"
 #include "dtypes.cuh"
+#include "math_ops.hpp"
 #include "tessera/ops.h"
 
 namespace tessera::cuda {
@@ -53,6 +54,8 @@ template <int Op, class C> TSR_HD auto apply_unary(C a) {
     if (a >= C(0)) return C(1) / (C(1) + m_exp(-a));
     const C e = m_exp(a);
     return e / (C(1) + e);
+  } else if constexpr (Op == TSR_OP_GELU || Op == TSR_OP_GELU_TANH || Op == TSR_OP_SILU) {
+    return backend::apply_activation<Op>(a);  // fused: one read, one write
   } else {
     static_assert(Op == TSR_OP_TANH);
     return m_tanh(a);

@@ -144,6 +144,41 @@ TEST_CASE("out= forms run on the arena, natively or through the fallback") {
   require_same(rt, d, d_cpu);
 }
 
+// Note [Composites]: GELU has the arena's own fused kernel, GELU_TANH and
+// SILU have none and are composed from primitives. Without the CPU fallback,
+// a composite the arena cannot build (tanh and exp are not its) fails,
+// while gelu runs: the registry took the plugin's kernel, never the
+// composite (which would need MATH's erf).
+TEST_CASE("a plugin's fused kernel runs in place of the runtime's composite") {
+  const std::vector<float> xs{-4.0f, -1.5f, -0.25f, 0.0f, 0.5f, 2.0f, 3.5f};
+  for (bool fallback : {false, true}) {
+    INFO("fallback " << fallback);
+    Runtime rt = make_runtime(config(fallback));
+    tsr_device arena = rt.device("arena:0"), cpu = rt.device("cpu");
+    REQUIRE(tsr_runtime_has_kernel(rt.get(), arena, TSR_OP_GELU, TSR_FLOAT32) == 1);
+    REQUIRE(tsr_runtime_has_kernel(rt.get(), arena, TSR_OP_GELU_TANH, TSR_FLOAT32) == 0);
+    REQUIRE(tsr_runtime_has_kernel(rt.get(), arena, TSR_OP_SILU, TSR_FLOAT64) == 0);
+    Tensor x_cpu = Tensor::from_host(rt, xs, {7}, TSR_FLOAT32, cpu), x = x_cpu.to(arena);
+    tsr_tensor* out = nullptr;
+    REQUIRE(tsr_gelu(x.get(), 0, &out) == TSR_OK);
+    Tensor gelu(out), gelu_cpu = x_cpu.unary(TSR_OP_GELU);
+    REQUIRE(gelu.device().type == arena.type);
+    require_same(rt, gelu, gelu_cpu, 1e-6);  // the arena's erf loop against cpu_tbb's: rounding apart
+    const Tensor x64 = x.to(TSR_FLOAT64), x64_cpu = x_cpu.to(TSR_FLOAT64);
+    if (!fallback) {
+      REQUIRE(tsr_gelu(x.get(), 1, &out) == TSR_ERR_UNSUPPORTED);
+      REQUIRE(std::string(tsr_last_error_message()) ==
+              "tanh: not supported on device arena:0 for dtype float32; supported on: cpu");
+      REQUIRE(tsr_silu(x64.get(), &out) == TSR_ERR_UNSUPPORTED);
+      REQUIRE(std::string(tsr_last_error_message()) ==
+              "exp: not supported on device arena:0 for dtype float64; supported on: cpu");
+    } else {  // composed from the arena's mul and add and the fallback's tanh and exp
+      require_same(rt, x.unary(TSR_OP_GELU_TANH), x_cpu.unary(TSR_OP_GELU_TANH), 1e-6);
+      require_same(rt, x64.unary(TSR_OP_SILU), x64_cpu.unary(TSR_OP_SILU), 1e-15);
+    }
+  }
+}
+
 TEST_CASE("each op that falls back warns once") {
   std::string log;
   {

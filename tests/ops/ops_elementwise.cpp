@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Elementwise ops through the public C API against a float64 reference:
-// binary ADD..GE, unary NEG..TANH and WHERE on every dtype, on contiguous,
+// binary ADD..GE, unary NEG..TANH, GELU, GELU_TANH, SILU and WHERE on every dtype, on contiguous,
 // transposed, step-sliced, expanded, 0-d and empty inputs, with broadcasting,
 // PyTorch's type promotion, Python scalars, the in-place forms and the out=
 // forms (tsr_binary_out, tsr_binary_scalar_out, tsr_unary_out).
@@ -17,13 +17,15 @@ namespace {
 constexpr std::array<tsr_op, 13> kBinaryOps{TSR_OP_ADD, TSR_OP_SUB, TSR_OP_MUL, TSR_OP_DIV, TSR_OP_MAXIMUM,
                                             TSR_OP_MINIMUM, TSR_OP_POW, TSR_OP_EQ, TSR_OP_NE, TSR_OP_LT,
                                             TSR_OP_LE, TSR_OP_GT, TSR_OP_GE};
-constexpr std::array<tsr_op, 8> kUnaryOps{TSR_OP_NEG, TSR_OP_ABS, TSR_OP_EXP, TSR_OP_LOG,
-                                          TSR_OP_SQRT, TSR_OP_RELU, TSR_OP_SIGMOID, TSR_OP_TANH};
+constexpr std::array<tsr_op, 11> kUnaryOps{TSR_OP_NEG,  TSR_OP_ABS,     TSR_OP_EXP,  TSR_OP_LOG,
+                                           TSR_OP_SQRT, TSR_OP_RELU,    TSR_OP_SIGMOID, TSR_OP_TANH,
+                                           TSR_OP_GELU, TSR_OP_GELU_TANH, TSR_OP_SILU};
 
 bool is_comparison(tsr_op op) { return tsr_op_kind(op) == TSR_OP_KIND_COMPARE; }
 // Unary ops that compute integer and bool inputs in float32.
 bool is_float_unary(tsr_op op) {
-  return op == TSR_OP_EXP || op == TSR_OP_LOG || op == TSR_OP_SQRT || op == TSR_OP_SIGMOID || op == TSR_OP_TANH;
+  return op == TSR_OP_EXP || op == TSR_OP_LOG || op == TSR_OP_SQRT || op == TSR_OP_SIGMOID || op == TSR_OP_TANH ||
+         op == TSR_OP_GELU || op == TSR_OP_GELU_TANH || op == TSR_OP_SILU;
 }
 
 double ref_binary(tsr_op op, double a, double b) {
@@ -56,6 +58,10 @@ double ref_unary(tsr_op op, double a) {
     case TSR_OP_RELU: return std::isnan(a) || a > 0 ? a : 0.0;
     case TSR_OP_SIGMOID: return 1.0 / (1.0 + std::exp(-a));
     case TSR_OP_TANH: return std::tanh(a);
+    // torch's formulas (an infinite -a gives -inf * 0: NaN, as torch)
+    case TSR_OP_GELU: return a * 0.5 * (1.0 + std::erf(a * M_SQRT1_2));
+    case TSR_OP_GELU_TANH: return 0.5 * a * (1.0 + std::tanh(M_SQRT2 * M_2_SQRTPI * 0.5 * (a + 0.044715 * a * a * a)));
+    case TSR_OP_SILU: return a / (1.0 + std::exp(-a));
     default: return std::numeric_limits<double>::quiet_NaN();
   }
 }

@@ -35,7 +35,8 @@ bool expected_support(int op, int d) {
                                     TSR_OP_GATHER, TSR_OP_SCATTER, TSR_OP_SORT, TSR_OP_ARGSORT, TSR_OP_NONZERO};
   static const std::set<int> floating = {TSR_OP_DIV,  TSR_OP_EXP,  TSR_OP_LOG,          TSR_OP_SQRT,        TSR_OP_SIGMOID,
                                          TSR_OP_TANH, TSR_OP_MEAN, TSR_OP_RAND_UNIFORM, TSR_OP_RAND_NORMAL, TSR_OP_MATH,
-                                         TSR_OP_ATAN2, TSR_OP_LOGADDEXP, TSR_OP_VAR, TSR_OP_STD};
+                                         TSR_OP_ATAN2, TSR_OP_LOGADDEXP, TSR_OP_VAR, TSR_OP_STD, TSR_OP_GELU,
+                                         TSR_OP_GELU_TANH, TSR_OP_SILU};
   static const std::set<int> bits = {TSR_OP_BITWISE_AND, TSR_OP_BITWISE_OR, TSR_OP_BITWISE_XOR};  // integers and bool
   static const std::set<int> shifts = {TSR_OP_SHIFT_LEFT, TSR_OP_SHIFT_RIGHT};                    // integers
   if (tsr_op_kind(op) == TSR_OP_KIND_LINALG) return d == TSR_FLOAT32 || d == TSR_FLOAT64;  // LAPACK's types
@@ -173,6 +174,9 @@ double ref_unary(int op, double a) {
     case TSR_OP_SQRT: return std::sqrt(a);
     case TSR_OP_RELU: return a < 0 ? 0 : a;
     case TSR_OP_SIGMOID: return 1 / (1 + std::exp(-a));
+    case TSR_OP_GELU: return a * 0.5 * (1 + std::erf(a * M_SQRT1_2));
+    case TSR_OP_GELU_TANH: return 0.5 * a * (1 + std::tanh(M_SQRT2 * M_2_SQRTPI * 0.5 * (a + 0.044715 * a * a * a)));
+    case TSR_OP_SILU: return a / (1 + std::exp(-a));
     default: return std::tanh(a);
   }
 }
@@ -408,7 +412,8 @@ TEST_CASE("cpu_tbb: binary ops and comparisons match float64 on every layout") {
 }
 
 TEST_CASE("cpu_tbb: unary ops, fill and where match float64 on every layout") {
-  const int ops[] = {TSR_OP_NEG, TSR_OP_ABS, TSR_OP_EXP, TSR_OP_LOG, TSR_OP_SQRT, TSR_OP_RELU, TSR_OP_SIGMOID, TSR_OP_TANH};
+  const int ops[] = {TSR_OP_NEG,     TSR_OP_ABS,  TSR_OP_EXP,  TSR_OP_LOG,       TSR_OP_SQRT, TSR_OP_RELU,
+                     TSR_OP_SIGMOID, TSR_OP_TANH, TSR_OP_GELU, TSR_OP_GELU_TANH, TSR_OP_SILU};
   Rng rng{2};
   for (int d : kAllDtypes) {
     for (const PointwiseCase& c : kPointwiseCases) {

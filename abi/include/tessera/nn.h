@@ -83,7 +83,9 @@ TSR_API tsr_status tsr_dropout(struct tsr_tensor* x, double p, int32_t training,
 
 /* gelu: x * Phi(x) with the normal distribution's Phi by erf
  * (approximate 0, torch's 'none'), or its tanh approximation (approximate
- * 1, torch's 'tanh'). */
+ * 1, torch's 'tanh'). gelu and silu are the ops GELU, GELU_TANH and SILU of
+ * tessera/ops.h: a device's fused kernel runs where its plugin registers
+ * one, the runtime's composition of primitives elsewhere. */
 TSR_API tsr_status tsr_gelu(struct tsr_tensor* x, int32_t approximate, struct tsr_tensor** out);
 /* silu (swish): x * sigmoid(x). */
 TSR_API tsr_status tsr_silu(struct tsr_tensor* x, struct tsr_tensor** out);

@@ -55,10 +55,17 @@
  *                 shifts of signed values are arithmetic.
  *   COMPARE     EQ..GE: out(bool) = a (cmp) b               key: input dtype
  *               NaN compares false except NE.
- *   UNARY       NEG..TANH: out = f(a)                       key: that dtype
+ *   UNARY       NEG..TANH, GELU, GELU_TANH, SILU: out = f(a) key: that dtype
  *               NEG of an unsigned integer wraps modulo 2^bits (NumPy's
  *               rule); ABS and RELU of one are the identity; ABS of
  *               INT_MIN is INT_MIN.
+ *               ABI 1.10, the fused activations of tessera/nn.h (composites:
+ *               a kernel for them is optional and wins where registered):
+ *               GELU: a/2 (1 + erf(a / sqrt 2)); GELU_TANH: a/2 (1 +
+ *               tanh(sqrt(2/pi) (a + 0.044715 a^3))); SILU: a / (1 +
+ *               exp(-a)). float16 and bfloat16 compute in float32 and
+ *               round once (Note [Half precision inside fused functions]
+ *               of the runtime: within one ulp of the float64 value).
  *   MATH        MATH: out = f(a), f = params[0], a tsr_math_fn below
  *                                                           key: that dtype
  *               (floating only; half types compute in float32). A kernel
@@ -213,7 +220,10 @@
  *   a - mean and (SUM(d^2) - SUM(d)^2 / count) / max(0, count -
  *   correction) (and SQRT), in float32 for float16 and bfloat16; a native
  *   kernel should be as exact (the CPU's works in double, one read of
- *   memory).
+ *   memory). GELU, GELU_TANH and SILU (ABI 1.10): the formulas of UNARY
+ *   above, op for op (MUL, MATH's ERF or TANH, ADD; NEG, EXP, ADD, DIV), in
+ *   float32 for float16 and bfloat16: six to nine passes over memory where
+ *   a fused kernel makes one, the reason a device registers its own.
 
  * Note [Casts]
  *   COPY (and every kernel that stores into another dtype) converts as
@@ -404,7 +414,10 @@
   M(X, QR, 57, "qr", LINALG, 1, LINALG_COMPLEX, OPTIONAL)                           \
   M(X, SVD, 58, "svd", LINALG, 1, LINALG_COMPLEX, OPTIONAL)                         \
   M(X, EIGH, 59, "eigh", LINALG, 1, LINALG_COMPLEX, OPTIONAL)                       \
-  M(X, INV, 60, "inv", LINALG, 1, LINALG_COMPLEX, OPTIONAL)
+  M(X, INV, 60, "inv", LINALG, 1, LINALG_COMPLEX, OPTIONAL)                         \
+  M(X, GELU, 61, "gelu", UNARY, 1, FLOATING, COMPOSITE)                             \
+  M(X, GELU_TANH, 62, "gelu_tanh", UNARY, 1, FLOATING, COMPOSITE)                   \
+  M(X, SILU, 63, "silu", UNARY, 1, FLOATING, COMPOSITE)
 #define TSR_OP_PASS7_(X, op, value, name, kind, arity, dtypes, role) X(op, value, name, kind, arity, dtypes, role)
 #define TSR_OP_PASS5_(X, op, value, name, kind, arity, dtypes, role) X(op, value, name, kind, arity)
 #define TSR_OP_TABLE(X) TSR_OP_ROWS_(TSR_OP_PASS7_, X)

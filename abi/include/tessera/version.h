@@ -138,8 +138,11 @@
  *        refused (TSR_ERR_TYPE). The plugin ABI is unchanged: a 1.8 plugin
  *        is a 1.9 one.
  *   1.10 Training (issue 34): TSR_MATH_ERF (ops.h), the one change a
- *        plugin sees: a plugin of 1.7 to 1.9 is never handed it (its
- *        calls run on the CPU fallback where configured). Public API:
+ *        plugin is handed: a plugin of 1.7 to 1.9 is never handed it (its
+ *        calls run on the CPU fallback where configured); the composite
+ *        ops GELU, GELU_TANH and SILU (ops.h), whose kernels a plugin may
+ *        register (fused activations; the runtime composes them from
+ *        primitives where it does not). Public API:
  *        tessera/nn.h (linear, gelu, silu, softplus, dropout, layer_norm,
  *        embedding, the losses), tessera/optim.h (SGD, Adam, AdamW) and
  *        tessera/safetensors.h (weights on disk), included by tessera.h.

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The ops this device implements: fill, copy (with casts from every dtype),
-// add, sub, mul, neg, relu and sum, for float32, float64 and int64. Every
-// other op is left to the runtime's CPU fallback when the config allows it.
+// add, sub, mul, neg, relu and sum, for float32, float64 and int64, and one
+// fused kernel, gelu, for float32 and float64. The runtime composes the
+// other composite ops (gelu_tanh, silu, sigmoid, mean...) from these; every
+// other op is left to its CPU fallback when the config allows it.
 // Kernels are plain strided loops over the descriptors of Note [Kernel
 // contracts] (tessera/ops.h): correctness and clarity over speed.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -254,6 +257,12 @@ struct Kernels {
     return unary<T>(self(ctx), *a, [](T x) { return x < T{0} ? T{0} : x; });
   }
   static tsr_status sum_k(void* ctx, const tsr_kernel_args* a) { return sum<T>(self(ctx), *a); }
+  // A fused kernel (GELU, ABI 1.10): one pass where the runtime's composite
+  // of GELU runs six ops; where a plugin registers one, the registry prefers
+  // it. torch's formula: x/2 (1 + erf(x / sqrt 2)).
+  static tsr_status gelu_k(void* ctx, const tsr_kernel_args* a) {
+    return unary<T>(self(ctx), *a, [](T x) { return static_cast<T>(x * T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2)))); });
+  }
 };
 
 #define ARENA_KERNELS(DT, T)                                                                           \
@@ -262,8 +271,12 @@ struct Kernels {
       {TSR_OP_MUL, DT, &Kernels<T>::mul_k}, {TSR_OP_NEG, DT, &Kernels<T>::neg_k},                      \
       {TSR_OP_RELU, DT, &Kernels<T>::relu_k}, {TSR_OP_SUM, DT, &Kernels<T>::sum_k}
 
-const tsr_kernel_entry kEntries[] = {ARENA_KERNELS(TSR_FLOAT32, float), ARENA_KERNELS(TSR_FLOAT64, double),
-                                     ARENA_KERNELS(TSR_INT64, int64_t)};
+// GELU_TANH and SILU have no kernel here: the runtime composes them.
+const tsr_kernel_entry kEntries[] = {ARENA_KERNELS(TSR_FLOAT32, float),
+                                     ARENA_KERNELS(TSR_FLOAT64, double),
+                                     ARENA_KERNELS(TSR_INT64, int64_t),
+                                     {TSR_OP_GELU, TSR_FLOAT32, &Kernels<float>::gelu_k},
+                                     {TSR_OP_GELU, TSR_FLOAT64, &Kernels<double>::gelu_k}};
 
 }  // namespace
 
