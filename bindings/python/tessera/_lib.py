@@ -453,13 +453,14 @@ def take_string(ptr):
 
 _runtime = None  # the tsr_runtime* as an int, created on first use
 _default_device = None  # its default tsr_device
+_default_available = False  # whether that device can run (tsr_runtime_default_device)
 _lock = threading.Lock()
 
 
 def runtime():
     """The process's runtime, created on first use. The config is
     $TESSERA_CONFIG, else the default config beside the library."""
-    global _runtime, _default_device
+    global _runtime, _default_device, _default_available
     if _runtime is not None:
         return _runtime
     with _lock:
@@ -476,6 +477,7 @@ def runtime():
                 C.runtime_destroy(out.value)
                 check(st)
             _default_device = dev
+            _default_available = available.value != 0
             _runtime = out.value
             atexit.register(_shutdown)
     return _runtime
