@@ -37,6 +37,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/tests/abi/c99_consumer.c ${PROJECT_SOURCE_DI
   DESTINATION ${TESSERA_EXAMPLES_INSTALL_DIR})
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/tessera)
 
-# The Python package (pure Python over ctypes); it finds lib/libtessera.so above itself.
+# The Python package; it finds lib/libtessera.so above itself (its extension
+# tessera._C is installed into it by bindings/python/CMakeLists.txt).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/bindings/python/tessera
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/python3/dist-packages PATTERN __pycache__ EXCLUDE)

@@ -15,7 +15,7 @@ import builtins as _builtins
 import operator as _operator
 
 from . import _lib, _types
-from ._lib import C as _C, check as _check, runtime as _runtime
+from ._lib import _C, C as _capi, check as _check, runtime as _runtime  # _C: the extension (tessera._C)
 from ._types import as_device as _as_device
 from ._types import (DTYPES as _DTYPES, Size, bfloat16, complex64, complex128, device, dtype, finfo, float16,
                      float32, float64, int8, int16, int32, int64, promote_types, uint8, uint16, uint32, uint64)
@@ -45,9 +45,9 @@ def devices():
     runtime's order: [device(type='cpu'), device(type='cuda', index=0), ...]."""
     rt = _runtime()
     out = []
-    for i in range(_C.runtime_device_count(rt)):
+    for i in range(_capi.runtime_device_count(rt)):
         c = _lib.Device()
-        _check(_C.runtime_device_at(rt, i, c))
+        _check(_capi.runtime_device_at(rt, i, c))
         out.append(_types.device_of(c))
     return out
 
@@ -66,12 +66,12 @@ class cuda:  # noqa: N801  (torch.cuda)
 
 def synchronize(device=None):
     """Waits for the work queued on `device` (default: the default device)."""
-    _check(_C.synchronize(_runtime(), _as_device(device)))
+    _check(_capi.synchronize(_runtime(), _as_device(device)))
 
 
 def empty_cache(device=None):
     """Returns `device`'s cached, unused memory to the system (torch.cuda.empty_cache)."""
-    _check(_C.empty_cache(_runtime(), _as_device(device)))
+    _check(_capi.empty_cache(_runtime(), _as_device(device)))
 
 
 def memory_stats(device=None):
@@ -79,7 +79,7 @@ def memory_stats(device=None):
     (torch.cuda.memory_allocated / memory_reserved); RuntimeError when the
     device's plugin does not report them."""
     stats = _lib.MemoryStats(struct_size=ctypes.sizeof(_lib.MemoryStats))
-    _check(_C.get_memory_stats(_runtime(), _as_device(device), ctypes.byref(stats)))
+    _check(_capi.get_memory_stats(_runtime(), _as_device(device), ctypes.byref(stats)))
     return {"in_use": stats.in_use, "reserved": stats.reserved}
 
 
@@ -97,7 +97,7 @@ def numel(t):
 
 def abi_version():
     """The library's ABI version as (major, minor)."""
-    v = _C.abi_version()
+    v = _capi.abi_version()
     return (v >> 16, v & 0xFFFF)
 
 
@@ -194,7 +194,7 @@ def _math1(name):
         a = _tensor_arg(name, input)
         if out is None:
             return a._math(name)
-        _check(_C.math_out(code, a._h, _out_arg(name, out)._h))
+        _check(_capi.math_out(code, a._h, _out_arg(name, out)._h))
         return out
     fn.__name__ = name
     fn.__doc__ = "PyTorch's torch.%s (the Array API's, for integer input too); out= as the other ops." % name
@@ -306,7 +306,7 @@ def where(condition, input, other):
     condition = _tensor_arg("where", condition)
     a, b = _where_operand(input, condition), _where_operand(other, condition)
     out = _lib.c_void_p()
-    _check(_C.where(condition._h, a._h, b._h, out))
+    _check(_capi.where(condition._h, a._h, b._h, out))
     from ._tensor import wrap
     return wrap(out.value)
 
@@ -314,7 +314,7 @@ def where(condition, input, other):
 def matmul(input, other, *, out=None):
     if out is None:
         return _tensor_arg("matmul", input).__matmul__(other)
-    _check(_C.matmul_out(_tensor_arg("matmul", input)._h, _tensor_only("matmul", other, 2)._h,
+    _check(_capi.matmul_out(_tensor_arg("matmul", input)._h, _tensor_only("matmul", other, 2)._h,
                          _out_arg("matmul", out)._h))
     return out
 
@@ -394,7 +394,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         raise NotImplementedError("unique(dim=...) is not implemented; Tessera's unique works on the flattened tensor")
     a = _tensor_arg("unique", input)
     v, inv, cnt = _lib.c_void_p(), _lib.c_void_p(), _lib.c_void_p()
-    _check(_C.unique(a._h, v, None, inv if return_inverse else None, cnt if return_counts else None))
+    _check(_capi.unique(a._h, v, None, inv if return_inverse else None, cnt if return_counts else None))
     from ._tensor import wrap
     out = [wrap(v.value)]
     if return_inverse:
@@ -416,7 +416,7 @@ def cat(tensors, dim=0):
     """torch.cat (the Array API's concat): the tensors joined along dim."""
     ts, arr = _handles("cat", tensors)
     out = _lib.c_void_p()
-    _check(_C.concat(arr, len(ts), _operator.index(dim), out))
+    _check(_capi.concat(arr, len(ts), _operator.index(dim), out))
     from ._tensor import wrap
     return wrap(out.value)
 
@@ -427,7 +427,7 @@ concat = concatenate = cat
 def stack(tensors, dim=0):
     ts, arr = _handles("stack", tensors)
     out = _lib.c_void_p()
-    _check(_C.stack(arr, len(ts), _operator.index(dim), out))
+    _check(_capi.stack(arr, len(ts), _operator.index(dim), out))
     from ._tensor import wrap
     return wrap(out.value)
 
@@ -454,7 +454,7 @@ def roll(input, shifts, dims=None):
         numel = 1
         for s in shape:
             numel *= s
-        _check(_C.roll(a._h, 1, (_lib.c_int64 * 1)(*[_cyclic(s, numel) for s in shifts[:1]]), None, out))
+        _check(_capi.roll(a._h, 1, (_lib.c_int64 * 1)(*[_cyclic(s, numel) for s in shifts[:1]]), None, out))
     else:
         dims = [dims] if hasattr(dims, "__index__") else list(dims)
         if len(dims) != len(shifts):
@@ -462,7 +462,7 @@ def roll(input, shifts, dims=None):
         n = len(dims) or 1
         shifts = [_cyclic(s, shape[d]) if -len(shape) <= _operator.index(d) < len(shape) else s
                   for s, d in zip(shifts, dims)]
-        _check(_C.roll(a._h, len(dims), (_lib.c_int64 * n)(*shifts), (_lib.c_int64 * n)(*dims), out))
+        _check(_capi.roll(a._h, len(dims), (_lib.c_int64 * n)(*shifts), (_lib.c_int64 * n)(*dims), out))
     from ._tensor import wrap
     return wrap(out.value)
 
@@ -477,11 +477,11 @@ def _triangle(fn, name, input, diagonal):
 
 
 def tril(input, diagonal=0):
-    return _triangle(_C.tril, "tril", input, diagonal)
+    return _triangle(_capi.tril, "tril", input, diagonal)
 
 
 def triu(input, diagonal=0):
-    return _triangle(_C.triu, "triu", input, diagonal)
+    return _triangle(_capi.triu, "triu", input, diagonal)
 
 
 def eye(n, m=None, *, dtype=None, device=None, k=0, requires_grad=False):
@@ -490,7 +490,7 @@ def eye(n, m=None, *, dtype=None, device=None, k=0, requires_grad=False):
     code = -1 if dtype is None else _types.as_dtype(dtype)._code
     n = _operator.index(n)
     m = n if m is None else _operator.index(m)
-    return _requiring(_call(_C.eye, _runtime(), n, m, _clamped_diagonal(k, _builtins.max(n, 0), _builtins.max(m, 0)), code,
+    return _requiring(_call(_capi.eye, _runtime(), n, m, _clamped_diagonal(k, _builtins.max(n, 0), _builtins.max(m, 0)), code,
                             _as_device(device)), requires_grad)
 
 
@@ -541,7 +541,7 @@ def broadcast_shapes(*shapes):
     result = []
     for s in shapes:
         s = shape_args((s,) if isinstance(s, (tuple, list)) else (_operator.index(s),))
-        _check(_C.broadcast_shapes(len(result), i64_array(result), len(s), i64_array(s), nd, out))
+        _check(_capi.broadcast_shapes(len(result), i64_array(result), len(s), i64_array(s), nd, out))
         result = list(out[:nd.value])
     return Size(result)
 
@@ -562,7 +562,7 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
         raise NotImplementedError("tessera.set_printoptions supports precision and profile only, not " +
                                   ", ".join(unsupported))
     if precision is not None:
-        _check(_C.set_print_precision(_runtime(), _operator.index(precision)))
+        _check(_capi.set_print_precision(_runtime(), _operator.index(precision)))
 
 
 _MATMUL_PRECISIONS = ("highest", "high", "medium")  # tsr_matmul_precision's values, in order
@@ -577,12 +577,12 @@ def set_float32_matmul_precision(precision):
         raise TypeError("set_float32_matmul_precision expects a str, but got " + type(precision).__name__)
     if precision not in _MATMUL_PRECISIONS:
         raise ValueError("%r is not one of 'highest', 'high' or 'medium'" % precision)
-    _check(_C.set_float32_matmul_precision(_runtime(), _MATMUL_PRECISIONS.index(precision)))
+    _check(_capi.set_float32_matmul_precision(_runtime(), _MATMUL_PRECISIONS.index(precision)))
 
 
 def get_float32_matmul_precision():
     """The current float32 matmul precision: "highest", "high" or "medium"."""
-    return _MATMUL_PRECISIONS[_C.get_float32_matmul_precision(_runtime())]
+    return _MATMUL_PRECISIONS[_capi.get_float32_matmul_precision(_runtime())]
 
 
 class _CudaMatmul:
@@ -606,7 +606,7 @@ class backends:  # noqa: N801  (torch.backends)
 def describe(as_json=False):
     """What the runtime loaded, from where, and its devices (tessera info)."""
     p = _lib.c_void_p()
-    _check(_C.runtime_describe(_runtime(), 1 if as_json else 0, p))
+    _check(_capi.runtime_describe(_runtime(), 1 if as_json else 0, p))
     return _lib.take_string(p.value)
 
 

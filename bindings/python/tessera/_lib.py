@@ -57,6 +57,46 @@ def _load():
 
 
 lib, library_path = _load()
+
+
+# Note [The extension beside the library]
+# tessera._C, the compiled half of the binding (bindings/python/src/_C.c), is
+# linked to libtessera. An installed package holds it in its own directory.
+# A source checkout's package (PYTHONPATH=bindings/python) has none: the
+# build tree puts it in lib/python3/dist-packages/tessera beside the
+# libtessera it built, the layout of an install tree, so it is looked for
+# there, beside the library loaded above. Either way it must be linked to
+# that same library (one runtime, one handle space): _C.library_address is
+# compared with the library's own tsr_tensor_release.
+def _load_extension():
+    import importlib.machinery
+    import importlib.util
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    beside = os.path.join(os.path.dirname(os.path.realpath(library_path)), "python3", "dist-packages", "tessera")
+    names = ["_C" + suffix for suffix in importlib.machinery.EXTENSION_SUFFIXES]
+    tried = []
+    for d in (here, beside):
+        for name in names:
+            path = os.path.join(d, name)
+            if not os.path.exists(path):
+                tried.append(path)
+                continue
+            spec = importlib.util.spec_from_file_location("tessera._C", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            mine = ctypes.cast(lib.tsr_tensor_release, c_void_p).value
+            if module.library_address() != mine:
+                raise ImportError("tessera: %s is linked to another libtessera than %s (its tsr_tensor_release is "
+                                  "at %#x, the loaded one's at %#x); use the extension built with that library"
+                                  % (path, library_path, module.library_address(), mine))
+            sys.modules["tessera._C"] = module
+            return module
+    raise ImportError("tessera: cannot find the extension tessera._C for %s; build the target tessera_python_C "
+                      "(make), or install the package. Tried:\n  %s" % (library_path, "\n  ".join(tried)))
+
+
+_C = _load_extension()
 # The same library again, through PyDLL: calls that only read or write a
 # handle's record (getters, retain/release, views) keep the GIL instead of
 # releasing and re-taking it, which is a third of their cost. Calls that
@@ -489,10 +529,6 @@ def default_device():
     return _default_device
 
 
-def _noop_release(handle):
-    pass
-
-
 def _shutdown():
     """At exit: destroy the runtime when no tensor is left. Tensors still
     referenced (module globals) keep it alive; tsr_runtime_destroy then
@@ -508,5 +544,4 @@ def _shutdown():
     # Either way later releases must not run: a destroyed runtime has no
     # plugins, a kept one may call back into a finalizing interpreter
     # through external deleters. The process is ending; the OS frees it all.
-    from . import _tensor
-    _tensor._release = _noop_release
+    _C.stop_releasing()

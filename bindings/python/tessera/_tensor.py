@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: Apache-2.0
 """Tensor: one tsr_tensor handle, with PyTorch's methods and operators.
 
-A Tensor owns one reference to its handle and releases it in __del__. A
-handle's record never changes (views are new handles), so nothing about a
-Tensor is cached here except the handle itself.
+A Tensor owns one reference to its handle, which its C base type
+(tessera._C.TensorBase) releases with the object. A handle's record never
+changes (views are new handles), so nothing about a Tensor is cached here
+except the handle itself.
 
 Note [The hot path]
-  An operator on two tensors is: one c_void_p for the out-parameter, one
-  ctypes call whose argtypes were set once in _lib, one object.__new__ and a
-  slot store. Scalars become a tsr_scalar by value. Everything else (index
-  parsing, argument checks) only runs for calls that need it.
+  An operator on two tensors, or on a tensor and a Python float, int or
+  bool, is the C type's number slot: one call of the C API and one object
+  allocated, no ctypes (bindings/python/src/_C.c). So are shape, ndim,
+  dtype and device. Other operands come to _binop and friends here, and the
+  methods still written in Python call the C API through ctypes (_lib).
 """
 import ctypes
 import operator
@@ -17,8 +19,8 @@ import struct
 from ctypes import c_int32, c_int64, c_void_p, create_string_buffer
 
 from . import _lib
-from ._lib import C, MATH_FN, OP, SLICE_NONE, Scalar, check, error, take_string
-from ._types import DTYPES, Size, as_device, as_dtype, bool_, device_of, dtype, float32, float64
+from ._lib import _C, C, MATH_FN, OP, SLICE_NONE, Scalar, check, error, take_string
+from ._types import DTYPES, Size, as_device, as_dtype, bool_, device_from, device_of, dtype, float32, float64
 
 # torch 1.13's warning on reading .grad of a non-leaf that does not retain it.
 _NON_LEAF_GRAD = ("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
@@ -26,7 +28,7 @@ _NON_LEAF_GRAD = ("The .grad attribute of a Tensor that is not a leaf Tensor is 
                   "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf "
                   "Tensor by mistake, make sure you access the leaf Tensor instead.")
 
-_new = object.__new__
+_new = _C.TensorBase.__new__
 _binary = C.binary
 _binary_scalar = C.binary_scalar
 _binary_ = C.binary_
@@ -38,7 +40,7 @@ _shape = C.tensor_shape
 _strides = C.tensor_strides
 _dtype = C.tensor_dtype
 _numel = C.tensor_numel
-_release = C.tensor_release  # replaced by a no-op at exit (see _lib._shutdown)
+_release = C.tensor_release  # for handles no Tensor owns yet (a Tensor's own: _C's dealloc)
 
 _ADD, _SUB, _MUL, _DIV = OP["add"], OP["sub"], OP["mul"], OP["div"]
 _MAXIMUM, _MINIMUM, _POW = OP["maximum"], OP["minimum"], OP["pow"]
@@ -359,26 +361,21 @@ class UntypedStorage:
         return self._t.device
 
 
-class Tensor:
-    """A view record over a reference-counted storage (see tessera.h)."""
-    __slots__ = ("_h", "__weakref__")
+class Tensor(_C.TensorBase):
+    """A view record over a reference-counted storage (see tessera.h).
+
+    Its handle (`_h`), its release, the operators (+ - * / // % ** & | ^
+    << >>, their reflected and in-place forms, the comparisons) and shape,
+    ndim, dtype and device are _C.TensorBase's, in C (bindings/python/src/
+    _C.c); operands it does not take come back to _binop, _rbinop and
+    _inplace below."""
+    __slots__ = ("__weakref__",)
     __array_priority__ = 1000  # NumPy defers to our reflected operators
 
     def __init__(self, *args, **kwargs):
         raise TypeError("tessera.Tensor cannot be constructed directly; use tessera.tensor(), zeros(), ...")
 
-    def __del__(self):
-        try:
-            _release(self._h)
-        except Exception:  # no handle (failed construction) or interpreter teardown
-            pass
-
     # ---- metadata ------------------------------------------------------------
-
-    @property
-    def shape(self):
-        h = self._h
-        return Size(_shape(h)[:_ndim(h)])
 
     def size(self, dim=None):
         h = self._h
@@ -417,18 +414,6 @@ class Tensor:
         return _ndim(self._h)
 
     ndimension = dim
-
-    @property
-    def ndim(self):
-        return _ndim(self._h)
-
-    @property
-    def dtype(self):
-        return DTYPES[_dtype(self._h)]
-
-    @property
-    def device(self):
-        return device_of(C.tensor_device(self._h))
 
     @property
     def is_cuda(self):
@@ -974,75 +959,6 @@ class Tensor:
 
     # ---- operators --------------------------------------------------------------
 
-    def __add__(self, other):
-        out = c_void_p()
-        if type(other) is Tensor:
-            st = _binary(2, self._h, other._h, out)
-        elif type(other) is float:
-            sc = _float_scalars.get(other)
-            st = _binary_scalar(2, self._h, sc if sc is not None else _float_scalar(other), 0, out)
-        else:
-            return _binop(2, self, other)
-        if st:
-            raise error(st)
-        t = _new(Tensor)
-        t._h = out.value
-        return t
-
-    def __mul__(self, other):
-        out = c_void_p()
-        if type(other) is Tensor:
-            st = _binary(4, self._h, other._h, out)
-        elif type(other) is float:
-            sc = _float_scalars.get(other)
-            st = _binary_scalar(4, self._h, sc if sc is not None else _float_scalar(other), 0, out)
-        else:
-            return _binop(4, self, other)
-        if st:
-            raise error(st)
-        t = _new(Tensor)
-        t._h = out.value
-        return t
-
-    def __sub__(self, other):
-        return _binop(_SUB, self, other)
-
-    def __truediv__(self, other):
-        return _binop(_DIV, self, other)
-
-    def __pow__(self, other):
-        return _binop(_POW, self, other)
-
-    def __radd__(self, other):
-        return _rbinop(_ADD, self, other)
-
-    def __rsub__(self, other):
-        return _rbinop(_SUB, self, other)
-
-    def __rmul__(self, other):
-        return _rbinop(_MUL, self, other)
-
-    def __rtruediv__(self, other):
-        return _rbinop(_DIV, self, other)
-
-    def __rpow__(self, other):
-        return _rbinop(_POW, self, other)
-
-    def __iadd__(self, other):
-        return _inplace(_ADD, self, other)
-
-    def __isub__(self, other):
-        return _inplace(_SUB, self, other)
-
-    def __imul__(self, other):
-        return _inplace(_MUL, self, other)
-
-    def __itruediv__(self, other):
-        return _inplace(_DIV, self, other)
-
-    def __ipow__(self, other):
-        return _inplace(_POW, self, other)
-
     def __matmul__(self, other):
         if not isinstance(other, Tensor):
             other = as_tensor_operand(other, self)
@@ -1059,87 +975,6 @@ class Tensor:
         if other is None:
             return NotImplemented
         return other.__matmul__(self)
-
-    def __eq__(self, other):
-        return _binop(_EQ, self, other)
-
-    def __ne__(self, other):
-        return _binop(_NE, self, other)
-
-    def __lt__(self, other):
-        return _binop(_LT, self, other)
-
-    def __le__(self, other):
-        return _binop(_LE, self, other)
-
-    def __gt__(self, other):
-        return _binop(_GT, self, other)
-
-    def __ge__(self, other):
-        return _binop(_GE, self, other)
-
-    def __floordiv__(self, other):
-        return _binop(OP["floor_divide"], self, other)
-
-    def __mod__(self, other):
-        return _binop(OP["remainder"], self, other)
-
-    def __and__(self, other):
-        return _binop(OP["bitwise_and"], self, other)
-
-    def __or__(self, other):
-        return _binop(OP["bitwise_or"], self, other)
-
-    def __xor__(self, other):
-        return _binop(OP["bitwise_xor"], self, other)
-
-    def __lshift__(self, other):
-        return _binop(OP["bitwise_left_shift"], self, other)
-
-    def __rshift__(self, other):
-        return _binop(OP["bitwise_right_shift"], self, other)
-
-    def __rfloordiv__(self, other):
-        return _rbinop(OP["floor_divide"], self, other)
-
-    def __rmod__(self, other):
-        return _rbinop(OP["remainder"], self, other)
-
-    def __rand__(self, other):
-        return _rbinop(OP["bitwise_and"], self, other)
-
-    def __ror__(self, other):
-        return _rbinop(OP["bitwise_or"], self, other)
-
-    def __rxor__(self, other):
-        return _rbinop(OP["bitwise_xor"], self, other)
-
-    def __rlshift__(self, other):
-        return _rbinop(OP["bitwise_left_shift"], self, other)
-
-    def __rrshift__(self, other):
-        return _rbinop(OP["bitwise_right_shift"], self, other)
-
-    def __ifloordiv__(self, other):
-        return _inplace(OP["floor_divide"], self, other)
-
-    def __imod__(self, other):
-        return _inplace(OP["remainder"], self, other)
-
-    def __iand__(self, other):
-        return _inplace(OP["bitwise_and"], self, other)
-
-    def __ior__(self, other):
-        return _inplace(OP["bitwise_or"], self, other)
-
-    def __ixor__(self, other):
-        return _inplace(OP["bitwise_xor"], self, other)
-
-    def __ilshift__(self, other):
-        return _inplace(OP["bitwise_left_shift"], self, other)
-
-    def __irshift__(self, other):
-        return _inplace(OP["bitwise_right_shift"], self, other)
 
     def __invert__(self):
         return self.bitwise_not()
@@ -1693,3 +1528,7 @@ def _advanced_key(key):
 def _bad_index(k):
     return ("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
             "indices (got %s)" % type(k).__name__)
+
+
+# The C type's half of the work needs these (Note [One interpreter] in _C.c).
+_C.setup(Tensor, error, _binop, _rbinop, _inplace, DTYPES, Size, device_from)

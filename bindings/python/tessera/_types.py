@@ -200,13 +200,18 @@ _devices = {}  # (type, index) -> device, for Tensor.device
 def device_of(c):
     """The device object for a tsr_device, as PyTorch names a tensor's
     device: the CPU without an index, others with one."""
-    key = (c.type, c.index)
+    return device_from(c.type, c.index)
+
+
+def device_from(type_code, index):
+    """device_of for a tsr_device's two fields (what tessera._C calls)."""
+    key = (type_code, index)
     d = _devices.get(key)
     if d is None:
         d = device.__new__(device)
-        d.type = _type_name_of(c.type)
-        d.index = None if (c.type == 1 and c.index == 0) else c.index
-        d._c = Device(c.type, c.index)
+        d.type = _type_name_of(type_code)
+        d.index = None if (type_code == 1 and index == 0) else index
+        d._c = Device(type_code, index)
         _devices[key] = d
     return d
 

@@ -13,7 +13,7 @@ srun); every rank calls the same collectives in the same order.
 import ctypes
 from ctypes import c_int32, c_void_p
 
-from ._lib import C as _C, check as _check, runtime as _runtime
+from ._lib import C as _capi, check as _check, runtime as _runtime
 from ._tensor import Tensor
 
 __all__ = ["ReduceOp", "Work", "ProcessGroup", "GroupMember", "is_available", "is_initialized",
@@ -39,14 +39,14 @@ class ProcessGroup:
         self._backend = backend
 
     def rank(self):
-        return _C.comm_rank(self._h)
+        return _capi.comm_rank(self._h)
 
     def size(self):
-        return _C.comm_size(self._h)
+        return _capi.comm_size(self._h)
 
     def _release(self):
         if self._h:
-            _C.comm_release(self._h)
+            _capi.comm_release(self._h)
             self._h = None
 
 
@@ -73,13 +73,13 @@ class Work:
             self._keep = None
 
     def wait(self, timeout=None):
-        _check(_C.work_wait(self._h))
+        _check(_capi.work_wait(self._h))
         self._finish()
         return True
 
     def is_completed(self):
         done = c_int32()
-        _check(_C.work_test(self._h, ctypes.byref(done)))
+        _check(_capi.work_test(self._h, ctypes.byref(done)))
         if done.value:
             self._finish()
         return bool(done.value)
@@ -87,7 +87,7 @@ class Work:
     def __del__(self):
         try:
             if self._h:
-                _C.work_release(self._h)
+                _capi.work_release(self._h)
                 self._h = None
         except Exception:
             pass
@@ -123,7 +123,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         raise ValueError("tessera.distributed: set the timeout with the config's \"comm_timeout_s\"")
     device_type = _backend_device_type(backend)
     out = c_void_p()
-    _check(_C.comm_world(_runtime(), device_type.encode() if device_type else None, out))
+    _check(_capi.comm_world(_runtime(), device_type.encode() if device_type else None, out))
     group = ProcessGroup(out.value, backend or "mpi")
     if world_size not in (-1, None) and world_size != group.size():
         group._release()
@@ -176,7 +176,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None):
     color = 0 if me in ranks else -1
     key = ranks.index(me) if me in ranks else 0
     out = c_void_p()
-    _check(_C.comm_split(world._h, color, key, out))
+    _check(_capi.comm_split(world._h, color, key, out))
     if not out.value:
         return GroupMember.NON_GROUP_MEMBER
     return ProcessGroup(out.value, world._backend)
@@ -202,17 +202,17 @@ def _run(call, async_op, keep, after=None):
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     g, t = _group(group), _tensor(tensor, "tensor")
-    return _run(lambda w: _C.all_reduce(g._h, t._h, int(op), None, w), async_op, [t])
+    return _run(lambda w: _capi.all_reduce(g._h, t._h, int(op), None, w), async_op, [t])
 
 
 def broadcast(tensor, src, group=None, async_op=False):
     g, t = _group(group), _tensor(tensor, "tensor")
-    return _run(lambda w: _C.broadcast(g._h, t._h, int(src), None, w), async_op, [t])
+    return _run(lambda w: _capi.broadcast(g._h, t._h, int(src), None, w), async_op, [t])
 
 
 def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     g, t = _group(group), _tensor(tensor, "tensor")
-    return _run(lambda w: _C.comm_reduce(g._h, t._h, int(dst), int(op), None, w), async_op, [t])
+    return _run(lambda w: _capi.comm_reduce(g._h, t._h, int(dst), int(op), None, w), async_op, [t])
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -220,7 +220,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     any output shape with world size times the input's elements)."""
     g = _group(group)
     o, i = _tensor(output_tensor, "output_tensor"), _tensor(input_tensor, "input_tensor")
-    return _run(lambda w: _C.all_gather(g._h, o._h, i._h, None, w), async_op, [o, i])
+    return _run(lambda w: _capi.all_gather(g._h, o._h, i._h, None, w), async_op, [o, i])
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -236,14 +236,14 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         for r, dst in enumerate(tensor_list):
             dst.copy_(flat[r])
 
-    return _run(lambda w: _C.all_gather(g._h, flat._h, t._h, None, w), async_op, [flat, t] + list(tensor_list),
+    return _run(lambda w: _capi.all_gather(g._h, flat._h, t._h, None, w), async_op, [flat, t] + list(tensor_list),
                 scatter_back)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     g = _group(group)
     o, i = _tensor(output, "output"), _tensor(input, "input")
-    return _run(lambda w: _C.reduce_scatter(g._h, o._h, i._h, int(op), None, w), async_op, [o, i])
+    return _run(lambda w: _capi.reduce_scatter(g._h, o._h, i._h, int(op), None, w), async_op, [o, i])
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
@@ -255,24 +255,24 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     for sizes, name, t in ((output_split_sizes, "output_split_sizes", o), (input_split_sizes, "input_split_sizes", i)):
         if sizes is not None and (len(sizes) != n or len(set(sizes)) > 1 or sum(sizes) != t.shape[0]):
             raise NotImplementedError(f"all_to_all_single: only equal splits are supported; {name}={list(sizes)}")
-    return _run(lambda w: _C.all_to_all(g._h, o._h, i._h, None, w), async_op, [o, i])
+    return _run(lambda w: _capi.all_to_all(g._h, o._h, i._h, None, w), async_op, [o, i])
 
 
 def isend(tensor, dst, group=None, tag=0):
     g, t = _group(group), _tensor(tensor, "tensor")
-    return _run(lambda w: _C.send(g._h, t._h, int(dst), int(tag), None, w), True, [t])
+    return _run(lambda w: _capi.send(g._h, t._h, int(dst), int(tag), None, w), True, [t])
 
 
 def irecv(tensor, src=None, group=None, tag=0):
     if src is None:
         raise NotImplementedError("recv from any source is not supported: name src")
     g, t = _group(group), _tensor(tensor, "tensor")
-    return _run(lambda w: _C.recv(g._h, t._h, int(src), int(tag), None, w), True, [t])
+    return _run(lambda w: _capi.recv(g._h, t._h, int(src), int(tag), None, w), True, [t])
 
 
 def send(tensor, dst, group=None, tag=0):
     g, t = _group(group), _tensor(tensor, "tensor")
-    _run(lambda w: _C.send(g._h, t._h, int(dst), int(tag), None, w), False, [t])
+    _run(lambda w: _capi.send(g._h, t._h, int(dst), int(tag), None, w), False, [t])
 
 
 def recv(tensor, src=None, group=None, tag=0):
@@ -280,10 +280,10 @@ def recv(tensor, src=None, group=None, tag=0):
     if src is None:
         raise NotImplementedError("recv from any source is not supported: name src")
     g, t = _group(group), _tensor(tensor, "tensor")
-    _run(lambda w: _C.recv(g._h, t._h, int(src), int(tag), None, w), False, [t])
+    _run(lambda w: _capi.recv(g._h, t._h, int(src), int(tag), None, w), False, [t])
     return int(src)
 
 
 def barrier(group=None, async_op=False, device_ids=None):
     g = _group(group)
-    return _run(lambda w: _C.barrier(g._h, None, w), async_op, [])
+    return _run(lambda w: _capi.barrier(g._h, None, w), async_op, [])

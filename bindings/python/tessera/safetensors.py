@@ -14,7 +14,7 @@ import os
 import tempfile
 
 from . import _lib
-from ._lib import C as _C, check as _check, runtime as _runtime
+from ._lib import C as _capi, check as _check, runtime as _runtime
 from ._tensor import Tensor, wrap as _wrap
 from ._types import as_device as _as_device
 
@@ -59,7 +59,7 @@ def save_file(tensors, filename, metadata=None):
     names = list(tensors.keys())
     handles = (ctypes.c_void_p * len(names))(*[tensors[n]._h for n in names])
     keys, values = _check_metadata(metadata)
-    _check(_C.safetensors_save(os.fsencode(filename), len(names), _strings(names), handles, len(keys),
+    _check(_capi.safetensors_save(os.fsencode(filename), len(names), _strings(names), handles, len(keys),
                                _strings(keys), _strings(values)), _ERRORS)
 
 
@@ -84,12 +84,12 @@ class safe_open:  # noqa: N801  (safetensors.safe_open)
         self._device = _as_device(device)
         out = ctypes.c_void_p()
         if _data is not None:
-            status = _C.safetensors_open_memory(_runtime(), _data, len(_data), b"<bytes>", out)
+            status = _capi.safetensors_open_memory(_runtime(), _data, len(_data), b"<bytes>", out)
         else:
             path = os.fsencode(filename)
             if not os.path.exists(path):
                 raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), filename)
-            status = _C.safetensors_open(_runtime(), path, out)
+            status = _capi.safetensors_open(_runtime(), path, out)
         _check(status, _ERRORS)
         self._handle = out.value
 
@@ -104,7 +104,7 @@ class safe_open:  # noqa: N801  (safetensors.safe_open)
 
     def close(self):
         if self._handle is not None:
-            _C.safetensors_free(self._handle)
+            _capi.safetensors_free(self._handle)
             self._handle = None
 
     def _open_handle(self):
@@ -114,20 +114,20 @@ class safe_open:  # noqa: N801  (safetensors.safe_open)
 
     def keys(self):
         h = self._open_handle()
-        return [_C.safetensors_name_at(h, i).decode("utf-8") for i in range(_C.safetensors_count(h))]
+        return [_capi.safetensors_name_at(h, i).decode("utf-8") for i in range(_capi.safetensors_count(h))]
 
     def get_tensor(self, name):
         out = ctypes.c_void_p()
-        _check(_C.safetensors_get(self._open_handle(), name.encode("utf-8"), self._device, out), _ERRORS)
+        _check(_capi.safetensors_get(self._open_handle(), name.encode("utf-8"), self._device, out), _ERRORS)
         return _wrap(out.value)
 
     def metadata(self):
         h = self._open_handle()
-        n = _C.safetensors_metadata_count(h)
+        n = _capi.safetensors_metadata_count(h)
         if n == 0:
             return None
-        keys = [_C.safetensors_metadata_key_at(h, i) for i in range(n)]
-        return {k.decode("utf-8"): _C.safetensors_metadata_get(h, k).decode("utf-8") for k in keys}
+        keys = [_capi.safetensors_metadata_key_at(h, i) for i in range(n)]
+        return {k.decode("utf-8"): _capi.safetensors_metadata_get(h, k).decode("utf-8") for k in keys}
 
 
 def load_file(filename, device="cpu"):

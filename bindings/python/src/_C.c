@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* tessera._C: the compiled half of the Python binding (issue 35). It is one
+ * more client of the public C API (tessera/tessera.h), like the C99, Rust
+ * and Fortran programs, and includes nothing of the runtime's.
+ *
+ * _C.TensorBase is the C type under tessera.Tensor (bindings/python/
+ * tessera/_tensor.py, a Python subclass that adds the methods still written
+ * in Python). It owns one reference to a tsr_tensor handle, and takes over
+ * the calls that run most often:
+ *   - the operators, through the number protocol's slots and rich
+ *     comparison, with two tensors or a tensor and a Python float, int (in
+ *     int64) or bool: one C call, no temporary tensor for the number, no
+ *     ctypes marshalling;
+ *   - shape, ndim, dtype and device, read from the handle's record, with
+ *     interned dtype and device objects.
+ * Any other operand (a NumPy value or array, a list, an int beyond int64, a
+ * complex) goes to the Python forms _tensor.py registers (_C.setup), which
+ * know every rule; a foreign one gets NotImplemented there.
+ *
+ * Note [The GIL around kernels]
+ *   An op on fewer than kReleaseGilElements elements keeps the GIL: taking
+ *   it back costs more than such an op. A larger one releases it while the
+ *   runtime works, so other Python threads run meanwhile. The runtime's
+ *   messages are per thread, so the error read after re-taking the GIL is
+ *   this thread's own.
+ *
+ * Note [One interpreter]
+ *   The state below (the Tensor class, the Python fallbacks, the interned
+ *   dtypes and devices) is set once by _tensor.py at import and read by every
+ *   call; keeping it static rather than in per-module state saves a lookup
+ *   on the hot path. The module refuses a second interpreter's import
+ *   (m_size -1, as single-phase init means), so the state is never shared. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+
+#include "tessera/tessera.h"
+
+enum { kReleaseGilElements = 32768, kDeviceTypes = 16, kDeviceIndices = 16 };
+
+typedef struct {
+  PyObject_HEAD
+  tsr_tensor* handle; /* one reference, released with the object; NULL after `del t._h` */
+} TensorObject;
+
+static PyTypeObject TensorBaseType;
+
+static struct {
+  PyTypeObject* tensor; /* tessera.Tensor: the class of every result */
+  PyObject* error;      /* _lib.error(status) -> the exception, with the C message */
+  PyObject* binop;      /* _tensor._binop(op, tensor, other): tensor (op) other */
+  PyObject* rbinop;     /* _tensor._rbinop(op, tensor, other): other (op) tensor */
+  PyObject* inplace;    /* _tensor._inplace(op, tensor, other) */
+  PyObject* dtypes[TSR_DTYPE_COUNT];               /* tessera.float32 ... by code */
+  PyTypeObject* size;                               /* tessera.Size, a tuple subclass */
+  PyObject* device_of;                              /* _types.device_from(type, index) */
+  PyObject* devices[kDeviceTypes][kDeviceIndices];  /* its answers, interned */
+  int releasing;                                    /* 0 once the runtime is gone (stop_releasing) */
+} g = {.releasing = 1};
+
+/* ---- helpers ----------------------------------------------------------------- */
+
+static int is_tensor(PyObject* o) { return PyObject_TypeCheck(o, &TensorBaseType); }
+
+static tsr_tensor* handle_of(PyObject* o) { return ((TensorObject*)o)->handle; }
+
+/* Raises the exception _lib.error gives for `st`; returns NULL. */
+static PyObject* raise_status(tsr_status st) {
+  PyObject* exc = PyObject_CallFunction(g.error, "i", (int)st);
+  if (exc != NULL) {
+    PyErr_SetObject((PyObject*)Py_TYPE(exc), exc);
+    Py_DECREF(exc);
+  }
+  return NULL;
+}
+
+static int ready(void) {
+  if (g.tensor != NULL) return 1;
+  PyErr_SetString(PyExc_RuntimeError, "tessera._C: setup() has not run (import tessera, not tessera._C)");
+  return 0;
+}
+
+/* A new tessera.Tensor owning `h`'s reference (released on failure). */
+static PyObject* wrap(tsr_tensor* h) {
+  TensorObject* t = (TensorObject*)g.tensor->tp_alloc(g.tensor, 0);
+  if (t == NULL) {
+    tsr_tensor_release(h);
+    return NULL;
+  }
+  t->handle = h;
+  return (PyObject*)t;
+}
+
+/* A Python float, bool or int in int64 as a tsr_scalar: 1 when v is one of
+ * those exactly (subclasses and NumPy numbers go the Python way), else 0. */
+static int fast_scalar(PyObject* v, tsr_scalar* s) {
+  if (PyFloat_CheckExact(v)) {
+    *s = tsr_scalar_float(PyFloat_AS_DOUBLE(v));
+    return 1;
+  }
+  if (PyBool_Check(v)) {
+    *s = tsr_scalar_bool(v == Py_True);
+    return 1;
+  }
+  if (PyLong_CheckExact(v)) {
+    int overflow = 0;
+    const long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow != 0 || (x == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return 0;  /* Python's rules: a uint64 beside a uint64 tensor, else PyTorch's overflow error */
+    }
+    *s = tsr_scalar_int((int64_t)x);
+    return 1;
+  }
+  return 0;
+}
+
+static int64_t elements(tsr_tensor* a, tsr_tensor* b) {
+  return (a != NULL ? tsr_tensor_numel(a) : 0) + (b != NULL ? tsr_tensor_numel(b) : 0);
+}
+
+/* ---- the operators ------------------------------------------------------------- */
+
+/* a (op) b where one of them is a tensor: the number protocol's calling
+ * convention (a reflected call comes with the number first). */
+static PyObject* binary(tsr_op op, PyObject* a, PyObject* b) {
+  if (!ready()) return NULL;
+  const int a_is_tensor = is_tensor(a);
+  PyObject* self = a_is_tensor ? a : b;
+  PyObject* other = a_is_tensor ? b : a;
+  tsr_tensor* out = NULL;
+  tsr_status st;
+  tsr_scalar s;
+  if (is_tensor(other)) {
+    tsr_tensor *x = handle_of(a), *y = handle_of(b);
+    if (elements(x, y) < kReleaseGilElements) {
+      st = tsr_binary(op, x, y, &out);
+    } else {  /* Note [The GIL around kernels] */
+      Py_BEGIN_ALLOW_THREADS st = tsr_binary(op, x, y, &out);
+      Py_END_ALLOW_THREADS
+    }
+  } else if (fast_scalar(other, &s)) {
+    tsr_tensor* x = handle_of(self);
+    if (elements(x, NULL) < kReleaseGilElements) {
+      st = tsr_binary_scalar(op, x, s, !a_is_tensor, &out);
+    } else {
+      Py_BEGIN_ALLOW_THREADS st = tsr_binary_scalar(op, x, s, !a_is_tensor, &out);
+      Py_END_ALLOW_THREADS
+    }
+  } else {
+    return PyObject_CallFunction(a_is_tensor ? g.binop : g.rbinop, "iOO", (int)op, self, other);
+  }
+  if (st != TSR_OK) return raise_status(st);
+  return wrap(out);
+}
+
+/* a (op)= b: a is the tensor written; the result is a itself. */
+static PyObject* inplace(tsr_op op, PyObject* a, PyObject* b) {
+  if (!is_tensor(a)) Py_RETURN_NOTIMPLEMENTED;
+  if (!ready()) return NULL;
+  tsr_tensor* x = handle_of(a);
+  tsr_status st;
+  tsr_scalar s;
+  if (is_tensor(b)) {
+    tsr_tensor* y = handle_of(b);
+    if (elements(x, y) < kReleaseGilElements) {
+      st = tsr_binary_(op, x, y);
+    } else {
+      Py_BEGIN_ALLOW_THREADS st = tsr_binary_(op, x, y);
+      Py_END_ALLOW_THREADS
+    }
+  } else if (fast_scalar(b, &s)) {
+    if (elements(x, NULL) < kReleaseGilElements) {
+      st = tsr_binary_scalar_(op, x, s);
+    } else {
+      Py_BEGIN_ALLOW_THREADS st = tsr_binary_scalar_(op, x, s);
+      Py_END_ALLOW_THREADS
+    }
+  } else {
+    return PyObject_CallFunction(g.inplace, "iOO", (int)op, a, b);
+  }
+  if (st != TSR_OK) return raise_status(st);
+  Py_INCREF(a);
+  return a;
+}
+
+#define TSR_BINARY_SLOTS_(name, op)                                                         \
+  static PyObject* nb_##name(PyObject* a, PyObject* b) { return binary(op, a, b); }        \
+  static PyObject* nb_inplace_##name(PyObject* a, PyObject* b) { return inplace(op, a, b); }
+TSR_BINARY_SLOTS_(add, TSR_OP_ADD)
+TSR_BINARY_SLOTS_(subtract, TSR_OP_SUB)
+TSR_BINARY_SLOTS_(multiply, TSR_OP_MUL)
+TSR_BINARY_SLOTS_(true_divide, TSR_OP_DIV)
+TSR_BINARY_SLOTS_(floor_divide, TSR_OP_FLOOR_DIVIDE)
+TSR_BINARY_SLOTS_(remainder, TSR_OP_REMAINDER)
+TSR_BINARY_SLOTS_(and, TSR_OP_BITWISE_AND)
+TSR_BINARY_SLOTS_(or, TSR_OP_BITWISE_OR)
+TSR_BINARY_SLOTS_(xor, TSR_OP_BITWISE_XOR)
+TSR_BINARY_SLOTS_(lshift, TSR_OP_SHIFT_LEFT)
+TSR_BINARY_SLOTS_(rshift, TSR_OP_SHIFT_RIGHT)
+#undef TSR_BINARY_SLOTS_
+
+/* pow(a, b) only: a modulus is not PyTorch's (TypeError, as before). */
+static PyObject* nb_power(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return binary(TSR_OP_POW, a, b);
+}
+
+static PyObject* nb_inplace_power(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return inplace(TSR_OP_POW, a, b);
+}
+
+/* ==, !=, <, <=, >, >=: elementwise, a bool tensor (Python swaps a reflected
+ * comparison, so self is always the tensor). */
+static PyObject* richcompare(PyObject* self, PyObject* other, int cmp) {
+  static const tsr_op ops[] = {[Py_LT] = TSR_OP_LT, [Py_LE] = TSR_OP_LE, [Py_EQ] = TSR_OP_EQ,
+                               [Py_NE] = TSR_OP_NE, [Py_GT] = TSR_OP_GT, [Py_GE] = TSR_OP_GE};
+  return binary(ops[cmp], self, other);
+}
+
+static PyNumberMethods tensor_as_number = {
+    .nb_add = nb_add,
+    .nb_subtract = nb_subtract,
+    .nb_multiply = nb_multiply,
+    .nb_remainder = nb_remainder,
+    .nb_power = nb_power,
+    .nb_lshift = nb_lshift,
+    .nb_rshift = nb_rshift,
+    .nb_and = nb_and,
+    .nb_xor = nb_xor,
+    .nb_or = nb_or,
+    .nb_inplace_add = nb_inplace_add,
+    .nb_inplace_subtract = nb_inplace_subtract,
+    .nb_inplace_multiply = nb_inplace_multiply,
+    .nb_inplace_remainder = nb_inplace_remainder,
+    .nb_inplace_power = nb_inplace_power,
+    .nb_inplace_lshift = nb_inplace_lshift,
+    .nb_inplace_rshift = nb_inplace_rshift,
+    .nb_inplace_and = nb_inplace_and,
+    .nb_inplace_xor = nb_inplace_xor,
+    .nb_inplace_or = nb_inplace_or,
+    .nb_floor_divide = nb_floor_divide,
+    .nb_true_divide = nb_true_divide,
+    .nb_inplace_floor_divide = nb_inplace_floor_divide,
+    .nb_inplace_true_divide = nb_inplace_true_divide,
+};
+
+/* ---- metadata ---------------------------------------------------------------------- */
+
+/* The handle, or NULL with AttributeError set (a Tensor whose `_h` was
+ * deleted, as a slot that was never set). */
+static tsr_tensor* live_handle(PyObject* self) {
+  tsr_tensor* h = handle_of(self);
+  if (h == NULL) PyErr_SetString(PyExc_AttributeError, "_h");
+  return h;
+}
+
+static PyObject* get_shape(PyObject* self, void* closure) {
+  (void)closure;
+  tsr_tensor* h = live_handle(self);
+  if (h == NULL || !ready()) return NULL;
+  const int32_t n = tsr_tensor_ndim(h);
+  const int64_t* shape = tsr_tensor_shape(h);
+  /* A tessera.Size filled as tuple_subtype_new fills one. */
+  PyObject* size = g.size->tp_alloc(g.size, n);
+  if (size == NULL) return NULL;
+  for (int32_t i = 0; i < n; ++i) {
+    PyObject* v = PyLong_FromLongLong(shape[i]);
+    if (v == NULL) {
+      Py_DECREF(size);
+      return NULL;
+    }
+    PyTuple_SET_ITEM(size, i, v);
+  }
+  return size;
+}
+
+static PyObject* get_ndim(PyObject* self, void* closure) {
+  (void)closure;
+  tsr_tensor* h = live_handle(self);
+  return h == NULL ? NULL : PyLong_FromLong(tsr_tensor_ndim(h));
+}
+
+static PyObject* get_dtype(PyObject* self, void* closure) {
+  (void)closure;
+  tsr_tensor* h = live_handle(self);
+  if (h == NULL || !ready()) return NULL;
+  const tsr_dtype code = tsr_tensor_dtype(h);
+  if (code < 0 || code >= TSR_DTYPE_COUNT || g.dtypes[code] == NULL)
+    return PyErr_Format(PyExc_RuntimeError, "tessera._C: dtype code %d is not one this binding knows", (int)code);
+  Py_INCREF(g.dtypes[code]);
+  return g.dtypes[code];
+}
+
+static PyObject* get_device(PyObject* self, void* closure) {
+  (void)closure;
+  tsr_tensor* h = live_handle(self);
+  if (h == NULL || !ready()) return NULL;
+  const tsr_device d = tsr_tensor_device(h);
+  const int interned = d.type >= 0 && d.type < kDeviceTypes && d.index >= 0 && d.index < kDeviceIndices;
+  if (interned && g.devices[d.type][d.index] != NULL) {
+    Py_INCREF(g.devices[d.type][d.index]);
+    return g.devices[d.type][d.index];
+  }
+  PyObject* dev = PyObject_CallFunction(g.device_of, "ii", (int)d.type, (int)d.index);
+  if (dev != NULL && interned) {
+    Py_INCREF(dev);
+    g.devices[d.type][d.index] = dev;
+  }
+  return dev;
+}
+
+/* `_h`: the handle as an int, for the calls _tensor.py still makes through
+ * ctypes. Assigning stores a handle whose one reference the tensor takes
+ * over (the old one is the assigner's to release: handles are swapped and
+ * moved between tensors); `del t._h` forgets it without releasing. */
+static PyObject* get_h(PyObject* self, void* closure) {
+  (void)closure;
+  tsr_tensor* h = live_handle(self);
+  return h == NULL ? NULL : PyLong_FromVoidPtr(h);
+}
+
+static int set_h(PyObject* self, PyObject* value, void* closure) {
+  (void)closure;
+  if (value == NULL || value == Py_None) {
+    ((TensorObject*)self)->handle = NULL;
+    return 0;
+  }
+  void* h = PyLong_AsVoidPtr(value);
+  if (h == NULL && PyErr_Occurred()) return -1;
+  ((TensorObject*)self)->handle = (tsr_tensor*)h;
+  return 0;
+}
+
+static PyGetSetDef tensor_getset[] = {
+    {"_h", get_h, set_h, "the tsr_tensor handle as an int (one reference, owned)", NULL},
+    {"shape", get_shape, NULL, "the sizes, a tessera.Size", NULL},
+    {"ndim", get_ndim, NULL, "the number of dimensions", NULL},
+    {"dtype", get_dtype, NULL, "the element type, a tessera.dtype", NULL},
+    {"device", get_device, NULL, "where the storage lives, a tessera.device", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ---- life ---------------------------------------------------------------------------- */
+
+static PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  (void)args;
+  (void)kwargs;
+  return type->tp_alloc(type, 0);  /* handle NULL until the creator stores one */
+}
+
+static void tensor_dealloc(PyObject* self) {
+  tsr_tensor* h = handle_of(self);
+  ((TensorObject*)self)->handle = NULL;
+  /* After stop_releasing the runtime is gone (or kept for live tensors at
+   * exit): nothing may call into it or its plugins' deleters any more. */
+  if (h != NULL && g.releasing) tsr_tensor_release(h);
+  Py_TYPE(self)->tp_free(self);
+}
+
+static PyTypeObject TensorBaseType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "tessera._C.TensorBase",
+    .tp_basicsize = sizeof(TensorObject),
+    .tp_dealloc = tensor_dealloc,
+    .tp_as_number = &tensor_as_number,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "The C base of tessera.Tensor: one tsr_tensor handle, the operators and the metadata.",
+    .tp_richcompare = richcompare,
+    .tp_getset = tensor_getset,
+    .tp_new = tensor_new,
+};
+
+/* ---- the module -------------------------------------------------------------------------- */
+
+static PyObject* setup(PyObject* module, PyObject* args) {
+  (void)module;
+  PyObject *tensor, *error, *binop, *rbinop, *inplace_fn, *dtypes, *size, *device_of;
+  if (!PyArg_ParseTuple(args, "O!OOOOOO!O:setup", &PyType_Type, &tensor, &error, &binop, &rbinop, &inplace_fn,
+                        &dtypes, &PyType_Type, &size, &device_of))
+    return NULL;
+  if (!PyType_IsSubtype((PyTypeObject*)tensor, &TensorBaseType))
+    return PyErr_Format(PyExc_TypeError, "setup: %R is not a subclass of TensorBase", tensor);
+  if (!PyType_IsSubtype((PyTypeObject*)size, &PyTuple_Type))
+    return PyErr_Format(PyExc_TypeError, "setup: %R is not a tuple subclass", size);
+  PyObject* seq = PySequence_Fast(dtypes, "setup: dtypes must be a sequence");
+  if (seq == NULL) return NULL;
+  if (PySequence_Fast_GET_SIZE(seq) != TSR_DTYPE_COUNT) {
+    Py_DECREF(seq);
+    return PyErr_Format(PyExc_ValueError, "setup: %d dtypes expected (TSR_DTYPE_COUNT)", TSR_DTYPE_COUNT);
+  }
+  for (int i = 0; i < TSR_DTYPE_COUNT; ++i) {
+    PyObject* d = PySequence_Fast_GET_ITEM(seq, i);
+    Py_INCREF(d);
+    Py_XSETREF(g.dtypes[i], d);
+  }
+  Py_DECREF(seq);
+  Py_INCREF(tensor);
+  Py_XSETREF(g.tensor, (PyTypeObject*)tensor);
+  Py_INCREF(error);
+  Py_XSETREF(g.error, error);
+  Py_INCREF(binop);
+  Py_XSETREF(g.binop, binop);
+  Py_INCREF(rbinop);
+  Py_XSETREF(g.rbinop, rbinop);
+  Py_INCREF(inplace_fn);
+  Py_XSETREF(g.inplace, inplace_fn);
+  Py_INCREF(size);
+  Py_XSETREF(g.size, (PyTypeObject*)size);
+  Py_INCREF(device_of);
+  Py_XSETREF(g.device_of, device_of);
+  for (int t = 0; t < kDeviceTypes; ++t)
+    for (int i = 0; i < kDeviceIndices; ++i) Py_CLEAR(g.devices[t][i]);
+  Py_RETURN_NONE;
+}
+
+static PyObject* stop_releasing(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  g.releasing = 0;
+  Py_RETURN_NONE;
+}
+
+/* The address of tsr_tensor_release as this module's loader bound it:
+ * _lib compares it with the library ctypes loaded, so that a handle never
+ * crosses between two copies of libtessera. */
+static PyObject* library_address(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  return PyLong_FromVoidPtr((void*)(uintptr_t)&tsr_tensor_release);
+}
+
+static PyMethodDef module_methods[] = {
+    {"setup", setup, METH_VARARGS,
+     "setup(Tensor, error, binop, rbinop, inplace, dtypes, Size, device_of): the Python half, once at import"},
+    {"stop_releasing", stop_releasing, METH_NOARGS, "at exit: handles are no longer released (the runtime is gone)"},
+    {"library_address", library_address, METH_NOARGS, "the address of tsr_tensor_release in the libtessera linked"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "tessera._C", "Tessera's Python binding, its compiled half (over the public C API).",
+    -1, module_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__C(void) {
+  if (PyType_Ready(&TensorBaseType) < 0) return NULL;
+  PyObject* m = PyModule_Create(&module_def);
+  if (m == NULL) return NULL;
+  Py_INCREF(&TensorBaseType);
+  if (PyModule_AddObject(m, "TensorBase", (PyObject*)&TensorBaseType) < 0) {
+    Py_DECREF(&TensorBaseType);
+    Py_DECREF(m);
+    return NULL;
+  }
+  if (PyModule_AddIntConstant(m, "RELEASE_GIL_ELEMENTS", kReleaseGilElements) < 0) {
+    Py_DECREF(m);
+    return NULL;
+  }
+  return m;
+}
