@@ -11,6 +11,8 @@
  *     comparison, with two tensors or a tensor and a Python float, int (in
  *     int64) or bool: one C call, no temporary tensor for the number, no
  *     ctypes marshalling;
+ *   - basic indexing (ints, slices, None, ...) through the mapping
+ *     protocol: one view call per index, no Python in between;
  *   - shape, ndim, dtype and device, read from the handle's record, with
  *     interned dtype and device objects.
  * Any other operand (a NumPy value or array, a list, an int beyond int64, a
@@ -52,6 +54,7 @@ static struct {
   PyObject* binop;      /* _tensor._binop(op, tensor, other): tensor (op) other */
   PyObject* rbinop;     /* _tensor._rbinop(op, tensor, other): other (op) tensor */
   PyObject* inplace;    /* _tensor._inplace(op, tensor, other) */
+  PyObject* getitem;    /* _tensor._getitem(tensor, key): every indexing rule */
   PyObject* dtypes[TSR_DTYPE_COUNT];               /* tessera.float32 ... by code */
   PyTypeObject* size;                               /* tessera.Size, a tuple subclass */
   PyObject* device_of;                              /* _types.device_from(type, index) */
@@ -247,6 +250,103 @@ static PyNumberMethods tensor_as_number = {
     .nb_inplace_true_divide = nb_inplace_true_divide,
 };
 
+/* ---- indexing ------------------------------------------------------------------------ */
+
+/* An exact Python int in int64 into *v; 0 when k is not one. */
+static int int64_of(PyObject* k, int64_t* v) {
+  if (!PyLong_CheckExact(k)) return 0;
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(k, &overflow);
+  if (overflow != 0 || (x == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return 0;
+  }
+  *v = (int64_t)x;
+  return 1;
+}
+
+/* A slice's bounds as tsr_slice takes them: 0 when a field is not None or
+ * an int in int64, or the step is not positive (the Python form raises). */
+static int slice_of(PyObject* k, int64_t* start, int64_t* stop, int64_t* step) {
+  PySliceObject* s = (PySliceObject*)k;
+  *start = *stop = TSR_SLICE_NONE;
+  *step = 1;
+  if (s->start != Py_None && !int64_of(s->start, start)) return 0;
+  if (s->stop != Py_None && !int64_of(s->stop, stop)) return 0;
+  if (s->step != Py_None && (!int64_of(s->step, step) || *step <= 0)) return 0;
+  return 1;
+}
+
+/* x[key] for a basic key (an int, a slice, None, Ellipsis, or a tuple of
+ * them): the view calls _tensor._index makes, from C. Any other key, and any
+ * key the Python form would refuse before calling the runtime (too many
+ * indices, two ellipses, a step <= 0, a bound beyond int64), goes to
+ * _tensor._getitem, which has every rule and message. */
+static PyObject* subscript(PyObject* self, PyObject* key) {
+  if (!ready()) return NULL;
+  tsr_tensor* h = handle_of(self);
+  PyObject* const* items = &key;
+  Py_ssize_t n = 1;
+  if (PyTuple_CheckExact(key)) {
+    items = &PyTuple_GET_ITEM(key, 0);
+    n = PyTuple_GET_SIZE(key);
+  }
+  int consumed = 0, ellipsis = 0, basic = h != NULL;
+  int64_t ignored;
+  for (Py_ssize_t i = 0; i < n && basic; ++i) {
+    PyObject* k = items[i];
+    if (k == Py_None) continue;
+    if (k == Py_Ellipsis) {
+      basic = !ellipsis;
+      ellipsis = 1;
+    } else if (PySlice_Check(k)) {
+      int64_t start, stop;
+      basic = slice_of(k, &start, &stop, &ignored);
+      ++consumed;
+    } else {
+      basic = int64_of(k, &ignored);
+      ++consumed;
+    }
+  }
+  const int32_t ndim = basic ? tsr_tensor_ndim(h) : 0;
+  if (!basic || consumed > ndim) return PyObject_CallFunctionObjArgs(g.getitem, self, key, NULL);
+  tsr_tensor* cur = h;
+  int owned = 0;
+  int32_t d = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* k = items[i];
+    tsr_tensor* out = NULL;
+    tsr_status st;
+    if (k == Py_Ellipsis) {
+      d += ndim - consumed;
+      continue;
+    }
+    if (k == Py_None) {
+      st = tsr_unsqueeze(cur, d++, &out);
+    } else if (PySlice_Check(k)) {
+      int64_t start = TSR_SLICE_NONE, stop = TSR_SLICE_NONE, step = 1;
+      slice_of(k, &start, &stop, &step);
+      if (start == TSR_SLICE_NONE && stop == TSR_SLICE_NONE && step == 1) {
+        ++d;  /* x[:] on this dim: nothing to do */
+        continue;
+      }
+      st = tsr_slice(cur, d++, start, stop, step, &out);
+    } else {
+      int64_t index = 0;
+      int64_of(k, &index);
+      st = tsr_select(cur, d, index, &out);  /* the dim goes: d stays */
+    }
+    if (owned) tsr_tensor_release(cur);
+    if (st != TSR_OK) return raise_status(st);
+    cur = out;
+    owned = 1;
+  }
+  if (!owned) tsr_tensor_retain(h);  /* x[...], x[:]: a new Tensor over the same view */
+  return wrap(cur);
+}
+
+static PyMappingMethods tensor_as_mapping = {.mp_subscript = subscript};
+
 /* ---- metadata ---------------------------------------------------------------------- */
 
 /* The handle, or NULL with AttributeError set (a Tensor whose `_h` was
@@ -366,6 +466,7 @@ static PyTypeObject TensorBaseType = {
     .tp_basicsize = sizeof(TensorObject),
     .tp_dealloc = tensor_dealloc,
     .tp_as_number = &tensor_as_number,
+    .tp_as_mapping = &tensor_as_mapping,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "The C base of tessera.Tensor: one tsr_tensor handle, the operators and the metadata.",
     .tp_richcompare = richcompare,
@@ -377,9 +478,9 @@ static PyTypeObject TensorBaseType = {
 
 static PyObject* setup(PyObject* module, PyObject* args) {
   (void)module;
-  PyObject *tensor, *error, *binop, *rbinop, *inplace_fn, *dtypes, *size, *device_of;
-  if (!PyArg_ParseTuple(args, "O!OOOOOO!O:setup", &PyType_Type, &tensor, &error, &binop, &rbinop, &inplace_fn,
-                        &dtypes, &PyType_Type, &size, &device_of))
+  PyObject *tensor, *error, *binop, *rbinop, *inplace_fn, *getitem, *dtypes, *size, *device_of;
+  if (!PyArg_ParseTuple(args, "O!OOOOOOO!O:setup", &PyType_Type, &tensor, &error, &binop, &rbinop, &inplace_fn,
+                        &getitem, &dtypes, &PyType_Type, &size, &device_of))
     return NULL;
   if (!PyType_IsSubtype((PyTypeObject*)tensor, &TensorBaseType))
     return PyErr_Format(PyExc_TypeError, "setup: %R is not a subclass of TensorBase", tensor);
@@ -407,6 +508,8 @@ static PyObject* setup(PyObject* module, PyObject* args) {
   Py_XSETREF(g.rbinop, rbinop);
   Py_INCREF(inplace_fn);
   Py_XSETREF(g.inplace, inplace_fn);
+  Py_INCREF(getitem);
+  Py_XSETREF(g.getitem, getitem);
   Py_INCREF(size);
   Py_XSETREF(g.size, (PyTypeObject*)size);
   Py_INCREF(device_of);
@@ -434,7 +537,8 @@ static PyObject* library_address(PyObject* module, PyObject* unused) {
 
 static PyMethodDef module_methods[] = {
     {"setup", setup, METH_VARARGS,
-     "setup(Tensor, error, binop, rbinop, inplace, dtypes, Size, device_of): the Python half, once at import"},
+     "setup(Tensor, error, binop, rbinop, inplace, getitem, dtypes, Size, device_of): the Python half, once at "
+     "import"},
     {"stop_releasing", stop_releasing, METH_NOARGS, "at exit: handles are no longer released (the runtime is gone)"},
     {"library_address", library_address, METH_NOARGS, "the address of tsr_tensor_release in the libtessera linked"},
     {NULL, NULL, 0, NULL},

@@ -365,10 +365,10 @@ class Tensor(_C.TensorBase):
     """A view record over a reference-counted storage (see tessera.h).
 
     Its handle (`_h`), its release, the operators (+ - * / // % ** & | ^
-    << >>, their reflected and in-place forms, the comparisons) and shape,
-    ndim, dtype and device are _C.TensorBase's, in C (bindings/python/src/
-    _C.c); operands it does not take come back to _binop, _rbinop and
-    _inplace below."""
+    << >>, their reflected and in-place forms, the comparisons), basic
+    indexing and shape, ndim, dtype and device are _C.TensorBase's, in C
+    (bindings/python/src/_C.c); operands and keys it does not take come back
+    to _binop, _rbinop, _inplace and _getitem below."""
     __slots__ = ("__weakref__",)
     __array_priority__ = 1000  # NumPy defers to our reflected operators
 
@@ -845,16 +845,6 @@ class Tensor(_C.TensorBase):
             raise ValueError("unsupported Array API version %r" % (api_version,))
         from . import array_api
         return array_api
-
-    def __getitem__(self, key):
-        if type(key) is int:  # x[i]: the common case, straight to tsr_select
-            if _ndim(self._h) == 0:
-                raise IndexError(_ZERO_DIM_INDEX)
-            return _call(C.select, self._h, 0, key)
-        if _advanced_key(key):
-            from ._advanced import getitem
-            return getitem(self, key)
-        return _index(self, key)
 
     def __setitem__(self, key, value):
         if _advanced_key(key):
@@ -1448,6 +1438,20 @@ def _as_int_index(k):
         return None
 
 
+def _getitem(t, key):
+    """t[key] for the keys _C's subscript does not take itself (advanced
+    keys, NumPy integers, bools, keys that are errors): Tensor.__getitem__
+    is the C type's."""
+    if type(key) is int:
+        if _ndim(t._h) == 0:
+            raise IndexError(_ZERO_DIM_INDEX)
+        return _call(C.select, t._h, 0, key)
+    if _advanced_key(key):
+        from ._advanced import getitem
+        return getitem(t, key)
+    return _index(t, key)
+
+
 def _index(t, key):
     """Basic indexing: ints select, slices narrow, None adds a dim, ...
     skips; each step is one view call on the C side."""
@@ -1531,4 +1535,4 @@ def _bad_index(k):
 
 
 # The C type's half of the work needs these (Note [One interpreter] in _C.c).
-_C.setup(Tensor, error, _binop, _rbinop, _inplace, DTYPES, Size, device_from)
+_C.setup(Tensor, error, _binop, _rbinop, _inplace, _getitem, DTYPES, Size, device_from)
