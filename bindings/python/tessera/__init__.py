@@ -15,7 +15,8 @@ import builtins as _builtins
 import operator as _operator
 
 from . import _lib, _types
-from ._lib import _C, C as _capi, check as _check, runtime as _runtime  # _C: the extension (tessera._C)
+from . import _C  # the extension (tessera._C), which _lib has loaded
+from ._lib import C as _capi, check as _check, runtime as _runtime
 from ._types import as_device as _as_device
 from ._types import (DTYPES as _DTYPES, Size, bfloat16, complex64, complex128, device, dtype, finfo, float16,
                      float32, float64, int8, int16, int32, int64, promote_types, uint8, uint16, uint32, uint64)

@@ -19,7 +19,8 @@ import struct
 from ctypes import c_int32, c_int64, c_void_p, create_string_buffer
 
 from . import _lib
-from ._lib import _C, C, MATH_FN, OP, SLICE_NONE, Scalar, check, error, take_string
+from . import _C  # the extension, which _lib has loaded (Note [The extension beside the library]); typed by _C.pyi
+from ._lib import C, MATH_FN, OP, SLICE_NONE, Scalar, check, error, take_string
 from ._types import DTYPES, Size, as_device, as_dtype, bool_, device_from, device_of, dtype, float32, float64
 
 # torch 1.13's warning on reading .grad of a non-leaf that does not retain it.
