@@ -550,6 +550,16 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__C(void) {
+#ifndef Py_REF_DEBUG
+  /* A debug interpreter counts references in Py_INCREF: an extension built
+   * without its headers would unbalance the count (tests/python/
+   * refcount_check.py would see it drift), so refuse to load. */
+  if (PySys_GetObject("gettotalrefcount") != NULL) {
+    PyErr_SetString(PyExc_ImportError,
+                    "tessera._C: built with a release interpreter's headers, imported by a debug one (Py_DEBUG)");
+    return NULL;
+  }
+#endif
   if (PyType_Ready(&TensorBaseType) < 0) return NULL;
   PyObject* m = PyModule_Create(&module_def);
   if (m == NULL) return NULL;
