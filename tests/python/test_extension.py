@@ -199,7 +199,9 @@ def test_no_references_or_handles_leak():
     after = (len(gc.get_objects()), ts.memory_stats()["in_use"])
     # counted outside the assert: pytest's rewriting holds its operands
     refs = (sys.getrefcount(ts.float32), sys.getrefcount(a))
-    assert after == before
+    # Tracked objects move by a few with unrelated caches; a leak per
+    # iteration would be 2000. (python.refcount counts every reference.)
+    assert abs(after[0] - before[0]) < 100 and after[1] == before[1]
     assert refs == (dtype_refs, tensor_refs)
 
 

@@ -24,6 +24,12 @@ def _candidates():
     if env:
         yield env
         return
+    try:  # a wheel: the library it was built and linked against (bindings/python/setup.py)
+        from ._installed import LIBRARY
+        yield LIBRARY
+        return
+    except ImportError:
+        pass
     here = os.path.dirname(os.path.abspath(__file__))
     d = here
     while True:

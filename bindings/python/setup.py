@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The extension of the `tessera` wheel (pyproject.toml has the rest).
+
+tessera._C is compiled from src/_C.c against an installed Tessera, found
+with pkg-config (`tessera.pc`: PKG_CONFIG_PATH=<prefix>/lib/pkgconfig). The
+wheel does not bundle libtessera: the library, its plugins and its configs
+are one installation that C programs, plugins built with find_package and
+this package share, and the runtime finds its plugins and configs relative
+to the library. So the extension is linked to that library (its RPATH is
+pkg-config's libdir), and tessera/_installed.py, written here, tells the
+package where it is (tessera/_lib.py loads it before anything else).
+"""
+import os
+import shlex
+import subprocess
+
+from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def pkg_config(*args):
+    try:
+        out = subprocess.run(["pkg-config", *args, "tessera"], check=True, capture_output=True, text=True).stdout
+    except FileNotFoundError:
+        raise SystemExit("tessera: building the wheel needs pkg-config (Debian's pkgconf)")
+    except subprocess.CalledProcessError as e:
+        raise SystemExit("tessera: pkg-config cannot find an installed Tessera (tessera.pc); set PKG_CONFIG_PATH to "
+                         "<prefix>/lib/pkgconfig of a `cmake --install`. It said: " + e.stderr.strip())
+    return out.strip()
+
+
+LIBDIR = os.path.realpath(pkg_config("--variable=libdir"))
+LIBRARY = os.path.join(LIBDIR, "libtessera.so")
+if not os.path.exists(LIBRARY):
+    raise SystemExit("tessera: pkg-config's libdir %s has no libtessera.so" % LIBDIR)
+
+
+class BuildPy(build_py):
+    """The package, plus tessera/_installed.py naming the library."""
+
+    def run(self):
+        super().run()
+        target = os.path.join(self.build_lib, "tessera", "_installed.py")
+        with open(target, "w") as f:
+            f.write("# Written by setup.py when the wheel was built: the installed libtessera it is linked to.\n")
+            f.write("LIBRARY = %r\n" % LIBRARY)
+
+
+extension = Extension(
+    "tessera._C",
+    sources=[os.path.relpath(os.path.join(HERE, "src", "_C.c"), HERE)],
+    extra_compile_args=shlex.split(pkg_config("--cflags")) + ["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra"],
+    extra_link_args=shlex.split(pkg_config("--libs")),
+    runtime_library_dirs=[LIBDIR],
+)
+
+setup(ext_modules=[extension], cmdclass={"build_py": BuildPy})
