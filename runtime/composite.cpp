@@ -14,7 +14,6 @@
 //   through the host.
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -30,7 +29,6 @@ struct Composer {
   tsr_runtime& rt;
   tsr_device device;
   std::vector<TensorRef> keep;  // temporaries and constants, alive until the composite returns
-  std::deque<tsr_tensor_desc> descs;  // keep_constant's descriptors (a deque: their addresses stay)
 
   // A fresh tensor of desc's shape (row-major), in `dtype`.
   tsr_tensor_desc temporary(const tsr_tensor_desc& like, int32_t dtype) {
@@ -46,11 +44,6 @@ struct Composer {
     tsr_tensor_desc d;
     fill_desc_broadcast(*keep.back(), like.ndim, like.shape, d);
     return d;
-  }
-  // constant() kept alive here, for an argument list.
-  const tsr_tensor_desc* keep_constant(const tsr_tensor_desc& like, int32_t dtype, double value) {
-    descs.push_back(constant(like, dtype, make_scalar(value)));
-    return &descs.back();
   }
   // d read as `shape` of the same ndim: its size-1 dims broadcast.
   static tsr_tensor_desc broadcast(const tsr_tensor_desc& d, const tsr_tensor_desc& like) {
@@ -139,19 +132,21 @@ void activation(Composer& c, int32_t op, int32_t key, const tsr_tensor_desc& x_i
     c.run(TSR_OP_ADD, ct, {&t, &one}, t);
     c.run(TSR_OP_DIV, ct, {&x, &t}, result);
   } else {
-    const tsr_tensor_desc u = c.temporary(out, ct);
-    c.run(TSR_OP_MUL, ct, {&x, c.keep_constant(out, ct, 0.5)}, u);  // x / 2
+    const tsr_tensor_desc u = c.temporary(out, ct), half_c = c.constant(out, ct, make_scalar(0.5));
+    c.run(TSR_OP_MUL, ct, {&x, &half_c}, u);  // x / 2
     if (op == TSR_OP_GELU) {  // (x / 2) (1 + erf(x / sqrt 2))
       const int64_t erf[] = {TSR_MATH_ERF};
-      c.run(TSR_OP_MUL, ct, {&x, c.keep_constant(out, ct, M_SQRT1_2)}, t);
+      const tsr_tensor_desc alpha = c.constant(out, ct, make_scalar(M_SQRT1_2));
+      c.run(TSR_OP_MUL, ct, {&x, &alpha}, t);
       c.run(TSR_OP_MATH, ct, {&t}, t, {.params = erf});
     } else {  // (x / 2) (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-      constexpr double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5, kKappa = 0.044715;
+      const tsr_tensor_desc beta = c.constant(out, ct, make_scalar(M_SQRT2 * M_2_SQRTPI * 0.5)),
+                            kappa = c.constant(out, ct, make_scalar(0.044715));
       c.run(TSR_OP_MUL, ct, {&x, &x}, t);
       c.run(TSR_OP_MUL, ct, {&t, &x}, t);
-      c.run(TSR_OP_MUL, ct, {&t, c.keep_constant(out, ct, kKappa)}, t);
+      c.run(TSR_OP_MUL, ct, {&t, &kappa}, t);
       c.run(TSR_OP_ADD, ct, {&x, &t}, t);
-      c.run(TSR_OP_MUL, ct, {&t, c.keep_constant(out, ct, kBeta)}, t);
+      c.run(TSR_OP_MUL, ct, {&t, &beta}, t);
       c.run(TSR_OP_TANH, ct, {&t}, t);
     }
     c.run(TSR_OP_ADD, ct, {&t, &one}, t);
@@ -165,7 +160,7 @@ void activation(Composer& c, int32_t op, int32_t key, const tsr_tensor_desc& x_i
 void run_composite(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key,
                    std::initializer_list<const tsr_tensor_desc*> inputs, const tsr_tensor_desc& out,
                    const KernelParams& extra) {
-  Composer c{rt, device, {}, {}};
+  Composer c{rt, device, {}};
   const tsr_tensor_desc* const* in = inputs.begin();
   switch (op) {
     case TSR_OP_GT: c.run(TSR_OP_LT, key, {in[1], in[0]}, out); return;

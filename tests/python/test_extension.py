@@ -131,6 +131,13 @@ def test_c_indexing_gives_what_the_python_form_gives(key):
     assert _view(lambda: s[key]) == _view(lambda: _tensor._getitem(s, key))
 
 
+def test_an_index_beyond_int64_overflows_as_in_torch():
+    x = ts.arange(3)
+    for key in (2 ** 70, -2 ** 70, (0, 2 ** 64)):
+        with pytest.raises(RuntimeError, match="Overflow when unpacking long"):
+            x.view(3, 1)[key] if isinstance(key, tuple) else x[key]
+
+
 def test_indexing_views_share_storage_and_record_gradients():
     x = ts.zeros(3, 4)
     x[1:, ::2] = 5.0

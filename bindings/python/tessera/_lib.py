@@ -103,6 +103,7 @@ def _load_extension():
 
 
 _C = _load_extension()
+
 # The same library again, through PyDLL: calls that only read or write a
 # handle's record (getters, retain/release, views) keep the GIL instead of
 # releasing and re-taking it, which is a third of their cost. Calls that

@@ -1443,10 +1443,6 @@ def _getitem(t, key):
     """t[key] for the keys _C's subscript does not take itself (advanced
     keys, NumPy integers, bools, keys that are errors): Tensor.__getitem__
     is the C type's."""
-    if type(key) is int:
-        if _ndim(t._h) == 0:
-            raise IndexError(_ZERO_DIM_INDEX)
-        return _call(C.select, t._h, 0, key)
     if _advanced_key(key):
         from ._advanced import getitem
         return getitem(t, key)
@@ -1504,7 +1500,9 @@ def _index(t, key):
                 i = _as_int_index(k)
                 if i is None:
                     raise IndexError(_bad_index(k))
-                st = C.select(cur, d, _clamp64(i), out)
+                if not _I64_MIN <= i <= _I64_MAX:
+                    raise RuntimeError("Overflow when unpacking long")  # torch's words; ctypes would wrap it
+                st = C.select(cur, d, i, out)
             if st:
                 raise error(st)
             if owned:
