@@ -43,7 +43,8 @@ enum { kReleaseGilElements = 32768, kDeviceTypes = 16, kDeviceIndices = 16 };
 
 typedef struct {
   PyObject_HEAD
-  tsr_tensor* handle; /* one reference, released with the object; NULL after `del t._h` */
+  tsr_tensor* handle;   /* one reference, released with the object; NULL after `del t._h` */
+  PyObject* weakrefs;   /* weakref.ref(tensor) support, here rather than in the subclass (Note [No GC]) */
 } TensorObject;
 
 static PyTypeObject TensorBaseType;
@@ -265,76 +266,170 @@ static int int64_of(PyObject* k, int64_t* v) {
   return 1;
 }
 
-/* A slice's bounds as tsr_slice takes them: 0 when a field is not None or
- * an int in int64, or the step is not positive (the Python form raises). */
-static int slice_of(PyObject* k, int64_t* start, int64_t* stop, int64_t* step) {
-  PySliceObject* s = (PySliceObject*)k;
-  *start = *stop = TSR_SLICE_NONE;
-  *step = 1;
-  if (s->start != Py_None && !int64_of(s->start, start)) return 0;
-  if (s->stop != Py_None && !int64_of(s->stop, stop)) return 0;
-  if (s->step != Py_None && (!int64_of(s->step, step) || *step <= 0)) return 0;
+/* A basic key's items, parsed once: None, Ellipsis, a slice's bounds as
+ * tsr_slice takes them, an int index. */
+typedef enum { kNewAxis, kEllipsis, kSlice, kIndex } item_kind;
+typedef struct {
+  item_kind kind;
+  int64_t start, stop, step; /* kSlice: TSR_SLICE_NONE for absent bounds; kIndex: start */
+} index_item;
+enum { kMaxIndexItems = 2 * TSR_MAX_DIMS + 1 }; /* longer keys take the Python form */
+
+/* The key's items into `items`, with the number of dims they consume; 0
+ * when the key is not a basic one this file takes (any other item, an int
+ * or bound beyond int64, a step <= 0, two ellipses, too many items): the
+ * Python form has every rule and message for those. */
+static int parse_key(PyObject* key, index_item* items, Py_ssize_t* count, int* consumed) {
+  PyObject* const* keys = &key;
+  Py_ssize_t n = 1;
+  if (PyTuple_CheckExact(key)) {
+    keys = &PyTuple_GET_ITEM(key, 0);
+    n = PyTuple_GET_SIZE(key);
+  }
+  if (n > kMaxIndexItems) return 0;
+  int ellipsis = 0;
+  *consumed = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* k = keys[i];
+    index_item* it = &items[i];
+    if (k == Py_None) {
+      it->kind = kNewAxis;
+    } else if (k == Py_Ellipsis) {
+      if (ellipsis++) return 0;
+      it->kind = kEllipsis;
+    } else if (PySlice_Check(k)) {
+      PySliceObject* sl = (PySliceObject*)k;
+      it->kind = kSlice;
+      it->start = it->stop = TSR_SLICE_NONE;
+      it->step = 1;
+      if (sl->start != Py_None && !int64_of(sl->start, &it->start)) return 0;
+      if (sl->stop != Py_None && !int64_of(sl->stop, &it->stop)) return 0;
+      if (sl->step != Py_None && (!int64_of(sl->step, &it->step) || it->step <= 0)) return 0;
+      ++*consumed;
+    } else {
+      it->kind = kIndex;
+      if (!int64_of(k, &it->start)) return 0;
+      ++*consumed;
+    }
+  }
+  *count = n;
   return 1;
 }
 
+static int full_slice(const index_item* it) {
+  return it->start == TSR_SLICE_NONE && it->stop == TSR_SLICE_NONE && it->step == 1;
+}
+
+/* Note [Basic indexing in one view]
+ *   Where nothing is recorded for autograd, x[key] is one tsr_as_strided
+ *   call: the layout that tsr_slice, tsr_select and tsr_unsqueeze would make
+ *   one after another is computed here (shape.cpp's rules: bounds clamped
+ *   as Python's, an unsqueezed dim's stride steps over the dim it precedes)
+ *   and made in one view, the cost of one runtime call instead of one per
+ *   index. Where a tensor records (requires_grad under grad mode), the calls
+ *   are made one by one, so that grad_fn is PyTorch's (SliceBackward0, ...),
+ *   and so is an index the runtime refuses (out of range, too many dims),
+ *   which raises its message. Returns None for those. */
+static PyObject* one_view(tsr_tensor* h, const index_item* items, Py_ssize_t n, int32_t ndim, int consumed) {
+  const int64_t* shape = tsr_tensor_shape(h);
+  const int64_t* strides = tsr_tensor_strides(h);
+  int64_t offset = tsr_tensor_storage_offset(h);
+  int64_t vshape[TSR_MAX_DIMS], vstrides[TSR_MAX_DIMS];
+  int32_t nd = 0, d = 0, changed = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    const index_item* it = &items[i];
+    if (it->kind == kEllipsis) {
+      for (const int32_t end = d + ndim - consumed; d < end; ++d, ++nd) {
+        if (nd == TSR_MAX_DIMS) Py_RETURN_NONE;
+        vshape[nd] = shape[d];
+        vstrides[nd] = strides[d];
+      }
+      continue;
+    }
+    if (nd == TSR_MAX_DIMS && it->kind != kIndex) Py_RETURN_NONE;
+    if (it->kind == kNewAxis) {
+      changed = 1;
+      vshape[nd] = 1;
+      vstrides[nd++] = d < ndim ? shape[d] * strides[d] : 1;
+    } else if (it->kind == kSlice) {
+      const int64_t size = shape[d], step = it->step;
+      int64_t start = it->start == TSR_SLICE_NONE ? 0 : it->start;
+      int64_t stop = it->stop == TSR_SLICE_NONE ? INT64_MAX : it->stop;
+      changed |= !full_slice(it);
+      if (start < 0) start = start < -size ? 0 : start + size;
+      if (stop < 0) stop = stop < -size ? 0 : stop + size;
+      if (start > size) start = size;
+      if (stop < start) stop = start;
+      if (stop > size) stop = size;
+      const int64_t len = stop - start;
+      vshape[nd] = step == 1 ? len : len == 0 ? 0 : (len - 1) / step + 1;
+      if (__builtin_mul_overflow(strides[d], step, &vstrides[nd])) Py_RETURN_NONE;
+      offset += start * strides[d];
+      ++nd;
+      ++d;
+    } else {
+      const int64_t size = shape[d], index = it->start;
+      if (index < -size || index >= size) Py_RETURN_NONE;
+      changed = 1;
+      offset += (index < 0 ? index + size : index) * strides[d];
+      ++d;
+    }
+  }
+  for (; d < ndim; ++d, ++nd) {
+    if (nd == TSR_MAX_DIMS) Py_RETURN_NONE;
+    vshape[nd] = shape[d];
+    vstrides[nd] = strides[d];
+  }
+  if (!changed) {
+    tsr_tensor_retain(h);  /* x[...], x[:]: a new Tensor over the same view */
+    return wrap(h);
+  }
+  tsr_tensor* out = NULL;
+  if (tsr_as_strided(h, nd, vshape, vstrides, offset, &out) != TSR_OK) Py_RETURN_NONE;
+  return wrap(out);
+}
+
 /* x[key] for a basic key (an int, a slice, None, Ellipsis, or a tuple of
- * them): the view calls _tensor._index makes, from C. Any other key, and any
- * key the Python form would refuse before calling the runtime (too many
- * indices, two ellipses, a step <= 0, a bound beyond int64), goes to
+ * them): one view (Note [Basic indexing in one view]), or where autograd
+ * records, the view calls _tensor._index makes, from C. Any other key, and
+ * any key the Python form would refuse before calling the runtime (too
+ * many indices, two ellipses, a step <= 0, a bound beyond int64), goes to
  * _tensor._getitem, which has every rule and message. */
 static PyObject* subscript(PyObject* self, PyObject* key) {
   if (!ready()) return NULL;
   tsr_tensor* h = handle_of(self);
-  PyObject* const* items = &key;
-  Py_ssize_t n = 1;
-  if (PyTuple_CheckExact(key)) {
-    items = &PyTuple_GET_ITEM(key, 0);
-    n = PyTuple_GET_SIZE(key);
-  }
-  int consumed = 0, ellipsis = 0, basic = h != NULL;
-  int64_t ignored;
-  for (Py_ssize_t i = 0; i < n && basic; ++i) {
-    PyObject* k = items[i];
-    if (k == Py_None) continue;
-    if (k == Py_Ellipsis) {
-      basic = !ellipsis;
-      ellipsis = 1;
-    } else if (PySlice_Check(k)) {
-      int64_t start, stop;
-      basic = slice_of(k, &start, &stop, &ignored);
-      ++consumed;
-    } else {
-      basic = int64_of(k, &ignored);
-      ++consumed;
-    }
-  }
+  index_item items[kMaxIndexItems];
+  Py_ssize_t n = 0;
+  int consumed = 0;
+  const int basic = h != NULL && parse_key(key, items, &n, &consumed);
   const int32_t ndim = basic ? tsr_tensor_ndim(h) : 0;
   if (!basic || consumed > ndim) return PyObject_CallFunctionObjArgs(g.getitem, self, key, NULL);
+  if (!(tsr_tensor_requires_grad(h) && tsr_is_grad_enabled())) {
+    PyObject* view = one_view(h, items, n, ndim, consumed);
+    if (view != Py_None) return view;
+    Py_DECREF(view);  /* an index the runtime refuses: the calls below raise its error */
+  }
   tsr_tensor* cur = h;
   int owned = 0;
   int32_t d = 0;
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* k = items[i];
+    const index_item* it = &items[i];
     tsr_tensor* out = NULL;
     tsr_status st;
-    if (k == Py_Ellipsis) {
+    if (it->kind == kEllipsis) {
       d += ndim - consumed;
       continue;
     }
-    if (k == Py_None) {
+    if (it->kind == kNewAxis) {
       st = tsr_unsqueeze(cur, d++, &out);
-    } else if (PySlice_Check(k)) {
-      int64_t start = TSR_SLICE_NONE, stop = TSR_SLICE_NONE, step = 1;
-      slice_of(k, &start, &stop, &step);
-      if (start == TSR_SLICE_NONE && stop == TSR_SLICE_NONE && step == 1) {
+    } else if (it->kind == kSlice) {
+      if (full_slice(it)) {
         ++d;  /* x[:] on this dim: nothing to do */
         continue;
       }
-      st = tsr_slice(cur, d++, start, stop, step, &out);
+      st = tsr_slice(cur, d++, it->start, it->stop, it->step, &out);
     } else {
-      int64_t index = 0;
-      int64_of(k, &index);
-      st = tsr_select(cur, d, index, &out);  /* the dim goes: d stays */
+      st = tsr_select(cur, d, it->start, &out);  /* the dim goes: d stays */
     }
     if (owned) tsr_tensor_release(cur);
     if (st != TSR_OK) return raise_status(st);
@@ -451,7 +546,9 @@ static PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs
   return type->tp_alloc(type, 0);  /* handle NULL until the creator stores one */
 }
 
+/* Weak references: Note [No GC]. */
 static void tensor_dealloc(PyObject* self) {
+  if (((TensorObject*)self)->weakrefs != NULL) PyObject_ClearWeakRefs(self);
   tsr_tensor* h = handle_of(self);
   ((TensorObject*)self)->handle = NULL;
   /* After stop_releasing the runtime is gone (or kept for live tensors at
@@ -470,11 +567,36 @@ static PyTypeObject TensorBaseType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_doc = "The C base of tessera.Tensor: one tsr_tensor handle, the operators and the metadata.",
     .tp_richcompare = richcompare,
+    .tp_weaklistoffset = offsetof(TensorObject, weakrefs),
     .tp_getset = tensor_getset,
     .tp_new = tensor_new,
 };
 
 /* ---- the module -------------------------------------------------------------------------- */
+
+/* Note [No GC]
+ *   A Tensor references no Python object: it cannot be part of a reference
+ *   cycle, so the cycle collector need not track it. CPython makes every
+ *   class statement's instances tracked, which costs a tenth of `x[1:]`
+ *   (allocating, tracking, untracking and freeing the object); so setup()
+ *   turns that off for tessera.Tensor, as a C heap type made without
+ *   Py_TPFLAGS_HAVE_GC is (PyType_FromSpec). This holds because Tensor
+ *   declares `__slots__ = ()` (no __dict__: nothing can be stored on an
+ *   instance) and TensorBase has the weak-reference list itself. A subclass
+ *   that adds attributes (nn.Parameter) is tracked as Python made it. */
+static int untrack_instances(PyTypeObject* tensor) {
+  if (tensor->tp_dictoffset != 0 || tensor->tp_basicsize != TensorBaseType.tp_basicsize) {
+    PyErr_Format(PyExc_TypeError, "setup: %R must declare __slots__ = () (Note [No GC] in _C.c)", tensor);
+    return 0;
+  }
+  if (PyType_IS_GC(tensor)) {
+    tensor->tp_flags &= ~Py_TPFLAGS_HAVE_GC;
+    tensor->tp_free = PyObject_Free;
+    tensor->tp_traverse = NULL;
+    tensor->tp_clear = NULL;
+  }
+  return 1;
+}
 
 static PyObject* setup(PyObject* module, PyObject* args) {
   (void)module;
@@ -498,6 +620,7 @@ static PyObject* setup(PyObject* module, PyObject* args) {
     Py_XSETREF(g.dtypes[i], d);
   }
   Py_DECREF(seq);
+  if (!untrack_instances((PyTypeObject*)tensor)) return NULL;
   Py_INCREF(tensor);
   Py_XSETREF(g.tensor, (PyTypeObject*)tensor);
   Py_INCREF(error);

@@ -29,7 +29,7 @@ Note [Advanced indexing]
 """
 import re
 
-from ._tensor import Tensor, _index, fill_scalar
+from ._tensor import Tensor, _index, fill_scalar, late
 from ._types import bool_, int64, uint8
 
 _BOOL, _UINT8 = bool_._code, uint8._code
@@ -149,7 +149,7 @@ def _prepare(t, key):
 
 
 def _broadcast(indices):
-    from . import broadcast_shapes
+    from ._functions import broadcast_shapes
     try:
         b = broadcast_shapes(*[tuple(i.shape) for i in indices])
     except RuntimeError:
@@ -253,3 +253,5 @@ def setitem(t, key, value):
     if w is not p:
         p.copy_(w)
 
+
+late.getitem, late.setitem, late.is_advanced = getitem, setitem, is_advanced  # Note [Layers of the package]

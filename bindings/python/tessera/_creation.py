@@ -4,7 +4,7 @@ import operator
 from array import array
 
 from ._lib import C, runtime
-from ._tensor import Tensor, _call, fill_scalar, i64_array, scalar, shape_args
+from ._tensor import Tensor, _call, fill_scalar, i64_array, late, scalar, shape_args
 from ._types import (as_device, as_dtype, bool_, complex64, complex128, float32, float64, int64, promote_types,
                      uint64)
 
@@ -282,3 +282,6 @@ def as_tensor(data, dtype=None, device=None):
             t = from_numpy(data)
             return t if dtype is None and dev.type == 1 else t.to(dtype=dtype, device=device)
     return tensor(data, dtype=dtype, device=device)
+
+
+late.tensor, late.full = tensor, full  # Note [Layers of the package]

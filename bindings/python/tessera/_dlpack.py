@@ -41,7 +41,7 @@ from ctypes import (POINTER, Structure, c_char_p, c_int32, c_int64, c_uint8, c_u
                     c_void_p, py_object)
 
 from ._lib import C, DELETER_FN, Device, error, runtime
-from ._tensor import Tensor, i64_array, wrap
+from ._tensor import Tensor, i64_array, late, wrap
 from ._types import DTYPES
 
 
@@ -288,3 +288,6 @@ def from_dlpack(ext):
     if st:
         raise error(st)  # the deleter already ran (tsr_from_external's contract)
     return wrap(out.value)
+
+
+late.to_dlpack, late.dlpack_device = to_dlpack, dlpack_device  # Note [Layers of the package]

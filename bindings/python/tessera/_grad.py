@@ -13,7 +13,7 @@ import threading
 from ctypes import c_int64, c_void_p
 
 from ._lib import GRAD_HOOK_FN, RELEASE_FN, AutogradOptions, C, error, struct_size
-from ._tensor import Tensor, wrap
+from ._tensor import Tensor, late, wrap
 
 _HOOKS = {}  # user-data key -> the Python hook
 _KEYS = itertools.count(1)
@@ -153,3 +153,5 @@ def run_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_un
         _raise(st)
     return tuple(wrap(result[i]) if result[i] else None for i in range(len(ins)))
 
+
+late.Node, late.register_hook, late.run_backward = Node, register_hook, run_backward  # Note [Layers of the package]

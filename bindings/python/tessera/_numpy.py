@@ -12,7 +12,7 @@ import itertools
 from ctypes import c_void_p
 
 from ._lib import C, DELETER_FN, Device, error, runtime
-from ._tensor import _call, i64_array, wrap
+from ._tensor import _call, i64_array, late, wrap
 from ._types import DTYPES, as_device, device_of
 
 # NumPy dtype name -> tessera dtype code (no bfloat16 in NumPy).
@@ -127,3 +127,6 @@ def to_numpy(t, force=False):
         "data": (base + C.tensor_storage_offset(h) * item, False),
     }
     return np.asarray(holder)
+
+
+late.to_numpy = to_numpy  # Note [Layers of the package]

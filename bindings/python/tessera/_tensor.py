@@ -12,6 +12,21 @@ Note [The hot path]
   allocated, no ctypes (bindings/python/src/_C.c). So are shape, ndim,
   dtype and device. Other operands come to _binop and friends here, and the
   methods still written in Python call the C API through ctypes (_lib).
+
+Note [Layers of the package]
+  The package's modules import in layers, each only from those below it,
+  with no circle (tests/python/test_imports.py; the table of modules is in
+  bindings/python/README.md):
+    1. _C, the extension; _lib, the library and the C API; _types.
+    2. _tensor, the Tensor type.
+    3. the functions: _creation, _numpy, _dlpack, _grad, _functions, _advanced.
+    4. autograd, linalg, testing, safetensors, distributed, nn, optim, array_api.
+    5. tessera/__init__.py, the namespace, which imports them all.
+  A few Tensor methods are built from functions of layer 3 or 4 (x.numpy(),
+  x.backward(), x[mask], x + [1, 2], x.__array_namespace__()). They call them
+  through `late`, which each of those modules fills with what it defines
+  when it is imported; `import tessera` imports them all before any Tensor
+  can exist. Upward calls, never upward imports.
 """
 import ctypes
 import operator
@@ -28,6 +43,17 @@ _NON_LEAF_GRAD = ("The .grad attribute of a Tensor that is not a leaf Tensor is 
                   "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
                   "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf "
                   "Tensor by mistake, make sure you access the leaf Tensor instead.")
+
+
+
+class _Late:
+    """Functions of the layers above that Tensor's methods call (Note [Layers
+    of the package]), set by the module that defines each."""
+    __slots__ = ("tensor", "full", "where", "to_numpy", "to_dlpack", "dlpack_device", "Node", "register_hook",
+                 "run_backward", "getitem", "setitem", "is_advanced", "array_api")
+
+
+late = _Late()
 
 _new = _C.TensorBase.__new__
 _binary = C.binary
@@ -185,9 +211,8 @@ def as_tensor_operand(v, like=None):
     """A Tensor for an operand that is not a number (NumPy array, list)."""
     if isinstance(v, Tensor):
         return v
-    from . import _creation
     if type(v).__module__ == "numpy" or isinstance(v, (list, tuple)):
-        return _creation.tensor(v, device=None if like is None else like.device)
+        return late.tensor(v, device=None if like is None else like.device)
     return None
 
 
@@ -370,7 +395,7 @@ class Tensor(_C.TensorBase):
     indexing and shape, ndim, dtype and device are _C.TensorBase's, in C
     (bindings/python/src/_C.c); operands and keys it does not take come back
     to _binop, _rbinop, _inplace and _getitem below."""
-    __slots__ = ("__weakref__",)
+    __slots__ = ()  # weak references are TensorBase's (Note [No GC] in _C.c)
     __array_priority__ = 1000  # NumPy defers to our reflected operators
 
     def __init__(self, *args, **kwargs):
@@ -469,8 +494,7 @@ class Tensor(_C.TensorBase):
         name = C.tensor_grad_fn_name(self._h)
         if name is None:
             return None
-        from ._grad import Node
-        return Node(name.decode())
+        return late.Node(name.decode())
 
     def retain_grad(self):
         check(C.tensor_retain_grad(self._h))
@@ -516,12 +540,10 @@ class Tensor(_C.TensorBase):
         self._h, new._h = new._h, self._h  # `new` releases the old handle
 
     def register_hook(self, hook):
-        from ._grad import register_hook
-        return register_hook(self, hook)
+        return late.register_hook(self, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from ._grad import run_backward
-        run_backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs)
+        late.run_backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs)
 
     def element_size(self):
         return C.tensor_element_size(self._h)
@@ -660,7 +682,7 @@ class Tensor(_C.TensorBase):
         return _nest(flat, shape)
 
     def numpy(self, force=False):
-        from ._numpy import to_numpy
+        to_numpy = late.to_numpy
         if C.tensor_requires_grad(self._h):
             if not force:
                 raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
@@ -675,12 +697,10 @@ class Tensor(_C.TensorBase):
     def __dlpack__(self, stream=None):
         if C.tensor_requires_grad(self._h):
             raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
-        from ._dlpack import to_dlpack
-        return to_dlpack(self, stream)
+        return late.to_dlpack(self, stream)
 
     def __dlpack_device__(self):
-        from ._dlpack import dlpack_device
-        return dlpack_device(C.tensor_device(self._h))
+        return late.dlpack_device(C.tensor_device(self._h))
 
     # ---- views -------------------------------------------------------------------
 
@@ -844,13 +864,11 @@ class Tensor(_C.TensorBase):
         functions take Tensors as they take its Arrays."""
         if api_version is not None and api_version not in ("2021.12", "2022.12"):
             raise ValueError("unsupported Array API version %r" % (api_version,))
-        from . import array_api
-        return array_api
+        return late.array_api
 
     def __setitem__(self, key, value):
         if _advanced_key(key):
-            from ._advanced import setitem
-            setitem(self, key, value)
+            late.setitem(self, key, value)
             return
         view = self[key]
         if isinstance(value, Tensor):
@@ -862,8 +880,7 @@ class Tensor(_C.TensorBase):
         if s is not None:
             check(C.fill_(view._h, s))
             return
-        from ._creation import tensor
-        src = tensor(value, dtype=view.dtype, device=view.device)
+        src = late.tensor(value, dtype=view.dtype, device=view.device)
         check(C.copy_(view._h, src._h))
 
     # ---- in-place ----------------------------------------------------------------
@@ -1048,7 +1065,7 @@ class Tensor(_C.TensorBase):
         bound that requires grad gets it where it wins)."""
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-        from . import where
+        where = late.where
 
         def chain(x):
             if min is not None:
@@ -1284,8 +1301,7 @@ class Tensor(_C.TensorBase):
 
     def _scatter(self, dim, index, src, add):
         if not isinstance(src, Tensor):  # a number: as torch's scatter_(dim, index, value)
-            from ._creation import full
-            src = full(tuple(index.shape), src, dtype=self.dtype, device=self.device)
+            src = late.full(tuple(index.shape), src, dtype=self.dtype, device=self.device)
         st = C.scatter_(self._h, int(dim), _tensor_only("scatter", index, 2)._h, src._h, int(add))
         if st:
             raise error(st)
@@ -1444,8 +1460,7 @@ def _getitem(t, key):
     keys, NumPy integers, bools, keys that are errors): Tensor.__getitem__
     is the C type's."""
     if _advanced_key(key):
-        from ._advanced import getitem
-        return getitem(t, key)
+        return late.getitem(t, key)
     return _index(t, key)
 
 
@@ -1523,8 +1538,7 @@ def _advanced_key(key):
     _advanced.py): a cheap look before importing it."""
     for k in (key if type(key) is tuple else (key,)):
         if k is False or isinstance(k, (list, Tensor)) or type(k).__module__ == "numpy":
-            from ._advanced import is_advanced
-            return is_advanced(key)
+            return late.is_advanced(key)
     return False
 
 

@@ -14,6 +14,7 @@ import ctypes
 from ctypes import c_int32, c_void_p
 
 from ._lib import C as _capi, check as _check, runtime as _runtime
+from ._creation import empty as _empty
 from ._tensor import Tensor
 
 __all__ = ["ReduceOp", "Work", "ProcessGroup", "GroupMember", "is_available", "is_initialized",
@@ -225,12 +226,11 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """Fills tensor_list[r] with rank r's tensor."""
-    import tessera
     g, t = _group(group), _tensor(tensor, "tensor")
     n = g.size()
     if len(tensor_list) != n:
         raise ValueError(f"all_gather: tensor_list has {len(tensor_list)} tensors; the group has {n} ranks")
-    flat = tessera.empty((n,) + tuple(t.shape), dtype=t.dtype, device=t.device)
+    flat = _empty((n,) + tuple(t.shape), dtype=t.dtype, device=t.device)
 
     def scatter_back():
         for r, dst in enumerate(tensor_list):

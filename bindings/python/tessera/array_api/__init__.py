@@ -31,8 +31,9 @@ arrays are refused with BufferError). Not implemented: the fft extension.
 """
 import builtins as _builtins
 import functools as _functools
+import sys as _sys
 
-from .._tensor import Tensor as _Tensor
+from .._tensor import Tensor as _Tensor, late as _late
 from ._array_object import Array
 from ._creation_functions import (arange, asarray, empty, empty_like, eye, from_dlpack, full, full_like, linspace,
                                   meshgrid, ones, ones_like, tril, triu, zeros, zeros_like)
@@ -94,9 +95,12 @@ _CONSTANTS = {"__array_api_version__", "__array_namespace_info__", "Array", "e",
               "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
               "complex64", "complex128"}
 for _name in __all__:
-    if _name not in _CONSTANTS:
+    if _name not in _CONSTANTS and not getattr(globals()[_name], "takes_tensors", False):
         globals()[_name] = _accepting_tensors(globals()[_name])
 for _name in linalg.__all__:
     setattr(linalg, _name, _accepting_tensors(getattr(linalg, _name)))
 __all__.append("linalg")
 del _name
+
+
+_late.array_api = _sys.modules[__name__]  # what Tensor.__array_namespace__() returns

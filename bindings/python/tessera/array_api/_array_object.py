@@ -11,7 +11,7 @@ import builtins
 import operator
 
 from .. import _types
-from .._tensor import Tensor
+from .._tensor import Tensor, late
 from . import _dtypes
 from ._dtypes import CATEGORIES, promote
 
@@ -149,7 +149,7 @@ def _rshift(a, b):
 def _where(cond, x, y, like=None):
     """where(cond, x, y) where x or y may be a Python number, made a 0-d
     tensor of `like`'s dtype (default: the tensor operand's)."""
-    from .. import where
+    from .._functions import where
     like = like if like is not None else (y if isinstance(y, Tensor) else x)
     if not isinstance(x, Tensor):
         x = scalar_array(x, like.dtype, like.device)
@@ -242,8 +242,7 @@ class Array:
     def __array_namespace__(self, /, *, api_version=None):
         if api_version is not None and api_version not in ("2021.12", "2022.12"):
             raise ValueError("unsupported Array API version %r" % (api_version,))
-        from .. import array_api
-        return array_api
+        return late.array_api  # this package (Note [Layers of the package] in _tensor.py)
 
     def __repr__(self):
         body = repr(self._t)

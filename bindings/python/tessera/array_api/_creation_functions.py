@@ -136,7 +136,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
             _dtypes.check_cast(t.dtype, dtype, "asarray")
         return Array._new(t if dtype is None else t.to(dtype))
     if hasattr(obj, "__dlpack__") and not isinstance(obj, (list, tuple)):
-        from .. import from_dlpack as _from_dlpack
+        from .._dlpack import from_dlpack as _from_dlpack
         t = _from_dlpack(obj).clone()
         if dtype is not None:
             _dtypes.check_cast(t.dtype, dtype, "asarray")
@@ -250,7 +250,7 @@ def full_like(x, /, fill_value, *, dtype=None, device=None):
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
-    from .. import eye as _eye
+    from .._functions import eye as _eye
     return Array._new(_eye(n_rows, n_cols, k=k, dtype=_dtype(dtype, _dtypes.default_float),
                            device=_device(device)))
 
@@ -308,14 +308,14 @@ def meshgrid(*arrays, indexing="xy"):
 
 
 def tril(x, /, *, k=0):
-    from .. import tril as _tril
+    from .._functions import tril as _tril
     if x.ndim < 2:
         raise ValueError("tril needs an array of at least 2 dims")
     return Array._new(_tril(x._t, k))
 
 
 def triu(x, /, *, k=0):
-    from .. import triu as _triu
+    from .._functions import triu as _triu
     if x.ndim < 2:
         raise ValueError("triu needs an array of at least 2 dims")
     return Array._new(_triu(x._t, k))
@@ -327,7 +327,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
     if isinstance(x, Array):
         t = x._t._alias()
     else:
-        from .. import from_dlpack as _from_dlpack
+        from .._dlpack import from_dlpack as _from_dlpack
         t = _from_dlpack(x)
     if device is not None and _device(device) != t.device:
         if copy is False:

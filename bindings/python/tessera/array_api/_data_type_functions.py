@@ -18,13 +18,13 @@ def astype(x, dtype, /, *, copy=True):
 
 
 def broadcast_arrays(*arrays):
-    from .. import broadcast_shapes
+    from .._functions import broadcast_shapes
     shape = tuple(broadcast_shapes(*[a.shape for a in arrays]))
     return [Array._new(a._t.expand(shape)) for a in arrays]
 
 
 def broadcast_to(x, /, shape):
-    from .. import broadcast_shapes
+    from .._functions import broadcast_shapes
     shape = tuple(shape)
     try:
         if tuple(broadcast_shapes(x.shape, shape)) != shape:

@@ -9,11 +9,16 @@ for complex numbers). The functions the standard gives real dtypes only
 (ceil, floor, trunc, the orderings, atan2, logaddexp, floor_divide,
 remainder) refuse complex arrays with TypeError."""
 import math
+import operator
 
 from .. import _tensor
 from .._lib import OP
 from . import _dtypes
 from ._array_object import Array, _check_category, _floor_divide, _lshift, _rshift, operands
+from ._dtypes import CATEGORIES
+
+_Tensor = _tensor.Tensor
+_object_new = object.__new__
 
 _INF = math.inf
 
@@ -32,11 +37,39 @@ def _unary(name, category, fn):
     return f
 
 
+def _tensor_of(x):
+    """The tensor of an Array, or a Tensor itself (the namespace takes both:
+    Tensor.__array_namespace__); None for anything else."""
+    if type(x) is Array:
+        return x._t
+    return x if isinstance(x, _Tensor) else None
+
+
+# Note [The Array API's fast path]
+# Most calls pass two arrays of one dtype on one device: no promotion, no
+# scalar, nothing to convert. Those are checked here in a few comparisons
+# and run the Tensor's operator (the C number slot); anything else takes the
+# full path (operands: categories, promotion, scalars, devices). The result
+# of an op on Array API dtypes has one, so it is wrapped without Array._new's
+# checks. The functions take Tensors themselves, so the namespace does not
+# wrap them again (_accepting_tensors in __init__.py).
 def _binary(name, category, fn):
+    allowed = frozenset(CATEGORIES[category])
+
     def f(x1, x2, /):
+        a, b = _tensor_of(x1), _tensor_of(x2)
+        if a is not None and b is not None:
+            d, dev = a.dtype, a.device
+            if d is b.dtype and d in allowed and (dev is b.device or dev == b.device):
+                r = _object_new(Array)
+                r._t = fn(a, b)
+                return r
+        x1 = x1 if a is None or type(x1) is Array else Array._new(a)
+        x2 = x2 if b is None or type(x2) is Array else Array._new(b)
         a, b = operands(_array(x1, name), _array(x2, name), category, name)
         return Array._new(fn(a, b))
     f.__name__ = name
+    f.takes_tensors = True
     return f
 
 
@@ -44,7 +77,16 @@ def _math(fn_name):
     return lambda t: t._math(fn_name)
 
 
+# The ops with a Python operator run it: the C type's number slot.
+_OPERATORS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
+              "pow": operator.pow, "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+              "gt": operator.gt, "ge": operator.ge, "bitwise_and": operator.and_, "bitwise_or": operator.or_,
+              "bitwise_xor": operator.xor}
+
+
 def _op(op_name):
+    if op_name in _OPERATORS:
+        return _OPERATORS[op_name]
     code = OP[op_name]
     return lambda a, b: _tensor._binop(code, a, b)
 

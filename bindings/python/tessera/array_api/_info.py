@@ -31,7 +31,7 @@ class __array_namespace_info__:  # noqa: N801  (the standard's name)
         return d
 
     def devices(self):
-        from .. import devices
+        from .._functions import devices
         return devices()
 
     def default_dtypes(self, *, device=None):

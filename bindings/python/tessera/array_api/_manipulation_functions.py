@@ -90,7 +90,7 @@ def reshape(x, /, shape, *, copy=None):
 
 
 def roll(x, /, shift, *, axis=None):
-    from .. import roll as _roll
+    from .._functions import roll as _roll
     if axis is None:
         if isinstance(shift, tuple):
             shift = sum(shift)
@@ -168,7 +168,7 @@ def _zeros(shape, like):
 
 def vecdot(x1, x2, /, *, axis=-1):
     a, b = operands(x1, x2, "numeric", "vecdot")
-    from .. import broadcast_shapes
+    from .._functions import broadcast_shapes
     try:
         shape = tuple(broadcast_shapes(a.shape, b.shape))
     except RuntimeError as e:

@@ -167,7 +167,7 @@ def nonzero(x, /):
 
 
 def where(condition, x1, x2, /):
-    from .. import where as _where
+    from .._functions import where as _where
     if condition.dtype is not _dtypes.bool:
         raise TypeError("where: the condition must be a bool array, not %s" % _dtypes.name(condition.dtype))
     a, b = operands(x1, x2, "all", "where")
@@ -210,7 +210,7 @@ def _unique_complex(x, indices, inverse, counts):
     sort refuses: the order is the real part, then the imaginary part
     (NumPy's), from two stable argsorts; a value with a NaN part differs
     from every value, itself included, as the standard asks."""
-    from .. import cumsum
+    from .._functions import cumsum
     from .._creation import empty, full, ones
     flat = x._t.reshape(-1)
     n = flat.numel()

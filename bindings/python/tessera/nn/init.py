@@ -64,7 +64,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
-    from .. import where
+    from .._functions import where
     with no_grad():
         out = randn(tensor.shape, dtype=tensor.dtype, device=tensor.device) * std + mean
         for _ in range(1000):
@@ -93,7 +93,7 @@ def eye_(tensor):
     """The identity matrix, in a 2-D tensor."""
     if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from .. import eye
+    from .._functions import eye
     return _fill(tensor, eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
 
 

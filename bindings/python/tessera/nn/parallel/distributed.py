@@ -67,7 +67,9 @@ from contextlib import contextmanager
 
 from ... import distributed as dist
 from ...autograd import is_grad_enabled, no_grad
+from ... import _creation
 from ..._creation import zeros, zeros_like
+from ..._types import int64
 from ..module import Module
 
 __all__ = ["DistributedDataParallel"]
@@ -313,11 +315,10 @@ class DistributedDataParallel(Module):
     def _verify_same_model(self, params):
         """torch's _verify_param_shape_across_processes: the count, then
         each parameter's size, compared through MIN and MAX all_reduces."""
-        import tessera
         g = self.process_group
 
         def agree(values):
-            lo = tessera.tensor(values, dtype=tessera.int64)
+            lo = _creation.tensor(values, dtype=int64)
             hi = lo.clone()
             dist.all_reduce(lo, op=dist.ReduceOp.MIN, group=g)
             dist.all_reduce(hi, op=dist.ReduceOp.MAX, group=g)
