@@ -10,6 +10,7 @@ to the library. So the extension is linked to that library (its RPATH is
 pkg-config's libdir), and tessera/_installed.py, written here, tells the
 package where it is (tessera/_lib.py loads it before anything else).
 """
+import glob
 import os
 import shlex
 import subprocess
@@ -50,7 +51,8 @@ class BuildPy(build_py):
 
 extension = Extension(
     "tessera._C",
-    sources=[os.path.relpath(os.path.join(HERE, "src", "_C.c"), HERE)],
+    sources=sorted(os.path.relpath(p, HERE) for p in glob.glob(os.path.join(HERE, "src", "*.c"))),
+    depends=sorted(os.path.relpath(p, HERE) for p in glob.glob(os.path.join(HERE, "src", "*.h"))),
     extra_compile_args=shlex.split(pkg_config("--cflags")) + ["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra"],
     extra_link_args=shlex.split(pkg_config("--libs")),
     runtime_library_dirs=[LIBDIR],

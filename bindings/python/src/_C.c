@@ -32,22 +32,11 @@
  *   call; keeping it static rather than in per-module state saves a lookup
  *   on the hot path. The module refuses a second interpreter's import
  *   (m_size -1, as single-phase init means), so the state is never shared. */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_C.h"
 
-#include <stdint.h>
+#include <stddef.h>
 
-#include "tessera/tessera.h"
-
-enum { kReleaseGilElements = 32768, kDeviceTypes = 16, kDeviceIndices = 16 };
-
-typedef struct {
-  PyObject_HEAD
-  tsr_tensor* handle;   /* one reference, released with the object; NULL after `del t._h` */
-  PyObject* weakrefs;   /* weakref.ref(tensor) support, here rather than in the subclass (Note [No GC]) */
-} TensorObject;
-
-static PyTypeObject TensorBaseType;
+enum { kDeviceTypes = 16, kDeviceIndices = 16 };
 
 static struct {
   PyTypeObject* tensor; /* tessera.Tensor: the class of every result */
@@ -94,6 +83,24 @@ static PyObject* wrap(tsr_tensor* h) {
   }
   t->handle = h;
   return (PyObject*)t;
+}
+
+int tc_ready(void) { return ready(); }
+PyObject* tc_wrap(tsr_tensor* h) { return wrap(h); }
+PyObject* tc_raise(tsr_status st) { return raise_status(st); }
+PyObject* tc_result(tsr_status st, tsr_tensor* out) { return st == TSR_OK ? wrap(out) : raise_status(st); }
+
+PyObject* tc_none(tsr_status st) {
+  if (st != TSR_OK) return raise_status(st);
+  Py_RETURN_NONE;
+}
+
+PyObject* tc_dtype_object(tsr_dtype code) {
+  if (!ready()) return NULL;
+  if (code < 0 || code >= TSR_DTYPE_COUNT || g.dtypes[code] == NULL)
+    return PyErr_Format(PyExc_RuntimeError, "tessera._C: dtype code %d is not one this binding knows", (int)code);
+  Py_INCREF(g.dtypes[code]);
+  return g.dtypes[code];
 }
 
 /* A Python float, bool or int in int64 as a tsr_scalar: 1 when v is one of
@@ -557,7 +564,7 @@ static void tensor_dealloc(PyObject* self) {
   Py_TYPE(self)->tp_free(self);
 }
 
-static PyTypeObject TensorBaseType = {
+PyTypeObject TensorBaseType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "tessera._C.TensorBase",
     .tp_basicsize = sizeof(TensorObject),
@@ -691,6 +698,15 @@ PyMODINIT_FUNC PyInit__C(void) {
     Py_DECREF(&TensorBaseType);
     Py_DECREF(m);
     return NULL;
+  }
+  /* Note [Module functions over the C API] in _C.h: one table per file. */
+  PyMethodDef* const tables[] = {tc_runtime_methods, tc_tensor_methods, tc_linalg_nn_methods, tc_autograd_methods,
+                                 tc_interop_methods};
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; ++i) {
+    if (PyModule_AddFunctions(m, tables[i]) < 0) {
+      Py_DECREF(m);
+      return NULL;
+    }
   }
   if (PyModule_AddIntConstant(m, "RELEASE_GIL_ELEMENTS", kReleaseGilElements) < 0) {
     Py_DECREF(m);

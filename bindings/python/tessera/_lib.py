@@ -505,27 +505,18 @@ _lock = threading.Lock()
 
 
 def runtime():
-    """The process's runtime, created on first use. The config is
-    $TESSERA_CONFIG, else the default config beside the library."""
+    """The process's runtime (its address), created on first use by the
+    extension ($TESSERA_CONFIG, else the default config beside the library)."""
     global _runtime, _default_device, _default_available
     if _runtime is not None:
         return _runtime
     with _lock:
         if _runtime is None:
-            out = c_void_p()
-            opts = RuntimeOptions()
-            opts.struct_size = struct_size(RuntimeOptions, "reserved2")
-            opts.abi_version = ABI_VERSION
-            check(C.runtime_create(opts, out))
-            dev = Device()
-            available = c_int32()
-            st = C.runtime_default_device(out.value, dev, available)
-            if st:
-                C.runtime_destroy(out.value)
-                check(st)
-            _default_device = dev
-            _default_available = available.value != 0
-            _runtime = out.value
+            rt = _C.runtime()
+            type_code, index, available = _C.default_device()
+            _default_device = Device(type_code, index)
+            _default_available = available
+            _runtime = rt
             atexit.register(_shutdown)
     return _runtime
 
@@ -547,7 +538,7 @@ def _shutdown():
     if rt is None:
         return
     # tsr_runtime_destroy refuses (safely) while tensors are alive.
-    C.runtime_destroy(rt)
+    _C.runtime_destroy()
     # Either way later releases must not run: a destroyed runtime has no
     # plugins, a kept one may call back into a finalizing interpreter
     # through external deleters. The process is ending; the OS frees it all.

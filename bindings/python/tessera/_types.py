@@ -163,6 +163,11 @@ class device:
             self._c = c
         return c
 
+    def _pair(self):
+        """(type code, index): the tsr_device the extension passes (index None is 0)."""
+        c = self.c()
+        return c.type, c.index
+
     def __str__(self):
         return self.type if self.index is None else "%s:%d" % (self.type, self.index)
 
