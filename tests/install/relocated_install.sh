@@ -15,19 +15,9 @@
 #    runtime reports it missing instead of finding the build tree's.
 #   tests/install/relocated_install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
-build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
-work=$(cd "$(mktemp -d)" && pwd -P)  # canonical: paths are compared as strings
-trap 'rm -rf "$work"' EXIT
-step() { echo "== install.relocated: $*"; }
-fail() { echo "install.relocated: $*" >&2; exit 1; }
-# Nothing from the environment may point anywhere.
-unset TESSERA_PLUGIN_PATH TESSERA_CONFIG LD_LIBRARY_PATH PKG_CONFIG_PATH CMAKE_PREFIX_PATH
-cd "$work"
-
-version_h=$src/abi/include/tessera/version.h
-major=$(sed -n 's/^#define TSR_ABI_VERSION_MAJOR \([0-9]*\).*/\1/p' "$version_h")
-minor=$(sed -n 's/^#define TSR_ABI_VERSION_MINOR \([0-9]*\).*/\1/p' "$version_h")
-if [ -z "$major" ] || [ -z "$minor" ]; then fail "no ABI version in $version_h"; fi
+# shellcheck source=tests/install/common.sh
+source "$(dirname "$0")/common.sh"
+install_test install.relocated "$1" "$2"
 
 step "install to a temporary prefix, then move it"
 cmake --install "$build" --prefix "$work/staged" >"$work/install.log"
@@ -60,13 +50,7 @@ done
 find "$prefix/share" -name LICENSE | grep -q . || fail "no LICENSE installed"
 
 step "the README's C example, built with pkg-config"
-awk '/^## Using it from C/ { s = 1 } s && /^```c$/ { c = 1; next } c && /^```$/ { exit } c' "$src/README.md" >hello.c
-grep -q "int main" hello.c || fail "no C program in the README's 'Using it from C'"
-cflags=(-std=c99 -pedantic -Wall -Wextra -Werror)
-# shellcheck disable=SC2046  # pkg-config's output is meant to be split
-cc "${cflags[@]}" hello.c -o hello $(pkg-config --cflags --libs tessera) -Wl,-rpath,"$libdir"
-./hello >hello.out || fail "the README's example failed"
-grep -qF "tensor([[1., 1., 1.]," hello.out || { cat hello.out; fail "the README's example did not print zeros + ones"; }
+readme_example -Wl,-rpath,"$libdir"
 if command -v valgrind >/dev/null; then
   valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect \
     --show-leak-kinds=definite,indirect ./hello >/dev/null 2>valgrind.log ||
@@ -76,38 +60,19 @@ fi
 step "the installed c99_consumer.c, built with pkg-config"
 examples=$(pkg-config --variable=examplesdir tessera)
 # shellcheck disable=SC2046
-cc "${cflags[@]}" "$examples/c99_consumer.c" -o c99_consumer -lm $(pkg-config --cflags --libs tessera) \
+cc "${tessera_cflags[@]}" "$examples/c99_consumer.c" -o c99_consumer -lm $(pkg-config --cflags --libs tessera) \
   -Wl,-rpath,"$libdir"
 ./c99_consumer || fail "the installed c99_consumer failed"
 
 step "the installed train_mlp.c, built with pkg-config"
 # shellcheck disable=SC2046
-cc "${cflags[@]}" "$examples/train_mlp.c" -o train_mlp -lm $(pkg-config --cflags --libs tessera) -Wl,-rpath,"$libdir"
+cc "${tessera_cflags[@]}" "$examples/train_mlp.c" -o train_mlp -lm $(pkg-config --cflags --libs tessera) -Wl,-rpath,"$libdir"
 # It runs in the moved prefix: a runtime made there, and a missing data file reported as one.
 if ./train_mlp missing.safetensors >train_mlp.out 2>&1; then fail "train_mlp accepted a missing data file"; fi
 grep -q "missing.safetensors: cannot open" train_mlp.out || { cat train_mlp.out; fail "train_mlp did not name the missing file"; }
 
 step "the installed arena example, with find_package(Tessera $major.$minor)"
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
-mkdir vendor
-cat >vendor/CMakeLists.txt <<EOF
-cmake_minimum_required(VERSION 3.22)
-project(vendor LANGUAGES CXX)
-find_package(Tessera $major.$minor REQUIRED)
-message(STATUS "Tessera_DIR=\${Tessera_DIR} Tessera_VERSION=\${Tessera_VERSION}")
-message(STATUS "Tessera_PLUGIN_DIR=\${Tessera_PLUGIN_DIR} Tessera_CONFIG_DIR=\${Tessera_CONFIG_DIR}")
-add_subdirectory("$examples/arena" arena)
-EOF
-cmake -S vendor -B vendor-build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
-  >vendor.log 2>&1 || { cat vendor.log; fail "find_package(Tessera $major.$minor) failed"; }
-grep -q "Tessera_DIR=$prefix/" vendor.log || { cat vendor.log; fail "Tessera was not found in $prefix"; }
-grep -q "Tessera_VERSION=$major.$minor.0" vendor.log || { cat vendor.log; fail "Tessera_VERSION is not $major.$minor.0"; }
-grep -q "Tessera_PLUGIN_DIR=$prefix/.*/tessera Tessera_CONFIG_DIR=$prefix/share/tessera/configs" vendor.log ||
-  { cat vendor.log; fail "Tessera_PLUGIN_DIR or Tessera_CONFIG_DIR is not in $prefix"; }
-cmake --build vendor-build -j 2 >vendor-build.log 2>&1 || { cat vendor-build.log; fail "the arena example did not build"; }
-cmake --install vendor-build >>vendor.log
-[ -f "$libdir/tessera/arena.so" ] || fail "arena.so was not installed beside cpu_tbb.so"
+build_arena "$prefix" -DCMAKE_PREFIX_PATH="$prefix"
 
 newer=$major.$((minor + 1))
 mkdir newer
@@ -118,16 +83,8 @@ if cmake -S newer -B newer-build -DCMAKE_PREFIX_PATH="$prefix" >newer.log 2>&1; 
 fi
 
 step "nothing outside the moved prefix is loaded"
-LD_DEBUG=files LD_DEBUG_OUTPUT="$work/ld" "$prefix/bin/tessera" --config "$prefix/share/tessera/configs/arena.json" info \
-  >info.out || { cat info.out; fail "tessera info with the arena config failed"; }
-cat "$work"/ld.* >ld.log
-# Paths of the objects initialised, and of those dlopen'ed by path.
-loaded=$(sed -n -e 's/.*calling init: \(.*\)$/\1/p' -e 's/.*file=\(\/[^ ]*\) \[.*/\1/p' ld.log | sort -u)
-for lib in libtessera.so cpu_tbb.so arena.so; do
-  grep -q "/$lib" <<<"$loaded" || { echo "$loaded"; fail "$lib was not loaded"; }
-done
-outside=$(grep -E 'tessera|cpu_tbb|arena' <<<"$loaded" | grep -v "^$prefix/" || true)
-[ -z "$outside" ] || { echo "$outside"; fail "loaded from outside the moved prefix"; }
+traced info "$prefix/bin/tessera" --config "$prefix/share/tessera/configs/arena.json" info
+loaded_inside info "libtessera.so cpu_tbb.so arena.so" "$prefix"
 
 # The one deletion: without its cpu_tbb.so, an install must say it is
 # missing, not fall back on the build tree's.
