@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 """The extension of the `tessera` wheel (pyproject.toml has the rest).
 
-tessera._C is compiled from src/_C.c against an installed Tessera, found
+tessera._C is compiled from src/*.c against an installed Tessera, found
 with pkg-config (`tessera.pc`: PKG_CONFIG_PATH=<prefix>/lib/pkgconfig). The
 wheel does not bundle libtessera: the library, its plugins and its configs
 are one installation that C programs, plugins built with find_package and
 this package share, and the runtime finds its plugins and configs relative
 to the library. So the extension is linked to that library (its RPATH is
-pkg-config's libdir), and tessera/_installed.py, written here, tells the
-package where it is (tessera/_lib.py loads it before anything else).
+pkg-config's libdir); importing it loads the library (tessera/_lib.py).
+The DLPack header comes from Debian's libdlpack-dev.
 """
 import glob
 import os
@@ -16,7 +16,6 @@ import shlex
 import subprocess
 
 from setuptools import Extension, setup
-from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -38,17 +37,6 @@ if not os.path.exists(LIBRARY):
     raise SystemExit("tessera: pkg-config's libdir %s has no libtessera.so" % LIBDIR)
 
 
-class BuildPy(build_py):
-    """The package, plus tessera/_installed.py naming the library."""
-
-    def run(self):
-        super().run()
-        target = os.path.join(self.build_lib, "tessera", "_installed.py")
-        with open(target, "w") as f:
-            f.write("# Written by setup.py when the wheel was built: the installed libtessera it is linked to.\n")
-            f.write("LIBRARY = %r\n" % LIBRARY)
-
-
 extension = Extension(
     "tessera._C",
     sources=sorted(os.path.relpath(p, HERE) for p in glob.glob(os.path.join(HERE, "src", "*.c"))),
@@ -58,4 +46,4 @@ extension = Extension(
     runtime_library_dirs=[LIBDIR],
 )
 
-setup(ext_modules=[extension], cmdclass={"build_py": BuildPy})
+setup(ext_modules=[extension])

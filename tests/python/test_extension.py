@@ -248,4 +248,5 @@ def test_the_extension_is_found_beside_the_library_or_refused(tmp_path):
     run = subprocess.run([sys.executable, "-c", "import tessera"], env=env, capture_output=True, text=True,
                          timeout=60)
     assert run.returncode != 0
-    assert "cannot find the extension tessera._C for %s" % copy in run.stderr
+    assert "cannot find libtessera.so and its extension tessera._C" in run.stderr
+    assert "%s (no extension tessera._C in %s" % (copy, tmp_path / "python3" / "dist-packages" / "tessera") in run.stderr

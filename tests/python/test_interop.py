@@ -16,6 +16,17 @@ def _collect():
     gc.collect()
 
 
+def _set_dlpack_device(capsule, device_type, device_id=0):
+    """Rewrites the device of a "dltensor" capsule's DLTensor, whose layout
+    starts {void* data; DLDevice {int32 device_type, device_id}; ...}."""
+    import ctypes
+    get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+        ("PyCapsule_GetPointer", ctypes.pythonapi))
+    device = get(capsule, b"dltensor") + ctypes.sizeof(ctypes.c_void_p)
+    ctypes.c_int32.from_address(device).value = device_type
+    ctypes.c_int32.from_address(device + 4).value = device_id
+
+
 # ---- NumPy ---------------------------------------------------------------------------
 
 
@@ -161,8 +172,7 @@ def test_dlpack_import_of_an_unavailable_device_is_refused_and_frees_nothing_twi
     _collect()
     before = len(_dlpack._exports)
     capsule = tessera.ones(3).__dlpack__()
-    managed = _dlpack._api.PyCapsule_GetPointer(capsule, _dlpack._NAME)
-    _dlpack.DLManagedTensor.from_address(managed).dl_tensor.device = _dlpack.DLDevice(2, 0)
+    _set_dlpack_device(capsule, 2)
     if tessera.cuda.is_available():
         pytest.skip("a CUDA device is present")
     with pytest.raises(RuntimeError, match=r"cuda:0 is not available|unknown device type 2 \(cuda\)"):

@@ -32,8 +32,10 @@
  *   call; keeping it static rather than in per-module state saves a lookup
  *   on the hot path. The module refuses a second interpreter's import
  *   (m_size -1, as single-phase init means), so the state is never shared. */
+
 #include "_C.h"
 
+#include <dlfcn.h>
 #include <stddef.h>
 
 enum { kDeviceTypes = 16, kDeviceIndices = 16 };
@@ -86,6 +88,7 @@ static PyObject* wrap(tsr_tensor* h) {
 }
 
 int tc_ready(void) { return ready(); }
+int tc_releasing(void) { return g.releasing; }
 PyObject* tc_wrap(tsr_tensor* h) { return wrap(h); }
 PyObject* tc_raise(tsr_status st) { return raise_status(st); }
 PyObject* tc_result(tsr_status st, tsr_tensor* out) { return st == TSR_OK ? wrap(out) : raise_status(st); }
@@ -656,13 +659,16 @@ static PyObject* stop_releasing(PyObject* module, PyObject* unused) {
   Py_RETURN_NONE;
 }
 
-/* The address of tsr_tensor_release as this module's loader bound it:
- * _lib compares it with the library ctypes loaded, so that a handle never
- * crosses between two copies of libtessera. */
-static PyObject* library_address(PyObject* module, PyObject* unused) {
+/* The file of the libtessera this module is linked to (dladdr of one of
+ * its functions): _lib compares it with the library it was asked for
+ * (TESSERA_LIBRARY), and reports it as tessera._lib.library_path. */
+static PyObject* library_path(PyObject* module, PyObject* unused) {
   (void)module;
   (void)unused;
-  return PyLong_FromVoidPtr((void*)(uintptr_t)&tsr_tensor_release);
+  Dl_info info;
+  if (dladdr((void*)(uintptr_t)&tsr_tensor_release, &info) == 0 || info.dli_fname == NULL)
+    return PyErr_Format(PyExc_ImportError, "tessera._C: dladdr cannot name the libtessera it is linked to");
+  return PyUnicode_DecodeFSDefault(info.dli_fname);
 }
 
 static PyMethodDef module_methods[] = {
@@ -670,7 +676,7 @@ static PyMethodDef module_methods[] = {
      "setup(Tensor, error, binop, rbinop, inplace, getitem, dtypes, Size, device_of): the Python half, once at "
      "import"},
     {"stop_releasing", stop_releasing, METH_NOARGS, "at exit: handles are no longer released (the runtime is gone)"},
-    {"library_address", library_address, METH_NOARGS, "the address of tsr_tensor_release in the libtessera linked"},
+    {"library_path", library_path, METH_NOARGS, "the file of the libtessera this module is linked to"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -47,6 +47,13 @@ PyObject* tc_raise(tsr_status st);     /* raises _lib.error(st); returns NULL */
  * within one call's arguments C does not order the call before `out` is read. */
 PyObject* tc_result(tsr_status st, tsr_tensor* out);
 PyObject* tc_none(tsr_status st);      /* None, or raised */
+/* Several out-parameters as a tuple: a Tensor each, None where the handle
+ * is NULL (a result not asked for); raised when st failed. Owns the
+ * handles: released when building the tuple fails. */
+PyObject* tc_results(tsr_status st, int n, tsr_tensor** outs);
+PyObject* tc_take_exception(void);     /* the exception being raised, taken out (NULL: none) */
+int tc_finalizing(void);               /* the interpreter is shutting down */
+int tc_releasing(void);                /* 0 once stop_releasing() ran (exit): handles are left to the OS */
 PyObject* tc_dtype_object(tsr_dtype code);
 PyObject* tc_device_object(tsr_device d);
 
@@ -66,7 +73,8 @@ typedef struct {
 int tc_ints32(PyObject* o, void* out);   /* tc_i32s*: the same in int32 */
 int tc_dtype(PyObject* o, void* out);    /* tsr_dtype*: a tessera.dtype; None: TSR_DTYPE_UNDEFINED */
 int tc_device(PyObject* o, void* out);   /* tsr_device*: a tessera.device, or None: the default device */
-int tc_scalar(PyObject* o, void* out);   /* tsr_scalar*: a Python bool, int (int64), float or complex */
+int tc_scalar(PyObject* o, void* out);   /* tsr_scalar*: a Python bool, int (int64, or uint64 bits), float or complex */
+PyObject* tc_scalar_value(tsr_scalar s); /* the Python number a tsr_scalar holds (an INT as int64) */
 int tc_op(PyObject* o, void* out);       /* tsr_op*: an int below tsr_op_count() */
 
 /* The process's runtime, created on first use ($TESSERA_CONFIG, else the

@@ -4,6 +4,8 @@
  * indexing ops, printing. */
 #include "_C.h"
 
+#include <string.h>
+
 /* ---- views: one tensor in, one view out ------------------------------------------- */
 
 /* f(t) -> Tensor for the C functions of one tensor and one out-parameter. */
@@ -35,6 +37,15 @@ TC_UNARY_VIEW(detach)
 TC_UNARY_COPY(contiguous)
 TC_UNARY_COPY(clone)
 #undef TC_UNARY_COPY
+
+/* alias(x): a new Tensor over x's own handle (x[...], torch's alias). */
+static PyObject* py_alias(PyObject* m, PyObject* arg) {
+  (void)m;
+  tsr_tensor* t;
+  if (!tc_tensor(arg, &t)) return NULL;
+  tsr_tensor_retain(t);
+  return tc_wrap(t);
+}
 
 static PyObject* py_view(PyObject* m, PyObject* args) {
   (void)m;
@@ -154,6 +165,673 @@ static PyObject* py_diagonal(PyObject* m, PyObject* args) {
   return tc_result(st, out);
 }
 
+
+/* ---- creation (on the process's runtime) ------------------------------------------ */
+
+#define TC_SIZED(name)                                                                              \
+  static PyObject* py_##name(PyObject* m, PyObject* args) {                                         \
+    (void)m;                                                                                        \
+    tc_i64s shape;                                                                                  \
+    tsr_dtype dtype;                                                                                \
+    tsr_device device;                                                                              \
+    tsr_tensor* out = NULL;                                                                         \
+    if (!PyArg_ParseTuple(args, "O&O&O&:" #name, tc_ints64, &shape, tc_dtype, &dtype, tc_device, &device)) \
+      return NULL;                                                                                  \
+    tsr_runtime* rt = tc_runtime();                                                                 \
+    if (rt == NULL) return NULL;                                                                    \
+    const tsr_status st = tsr_##name(rt, shape.n, shape.v, dtype, device, &out);                    \
+    return tc_result(st, out);                                                                      \
+  }
+TC_SIZED(empty)
+TC_SIZED(zeros)
+TC_SIZED(ones)
+TC_SIZED(rand)
+TC_SIZED(randn)
+#undef TC_SIZED
+
+static PyObject* py_full(PyObject* m, PyObject* args) {
+  (void)m;
+  tc_i64s shape;
+  tsr_scalar value;
+  tsr_dtype dtype;
+  tsr_device device;
+  tsr_tensor* out = NULL;
+  if (!PyArg_ParseTuple(args, "O&O&O&O&:full", tc_ints64, &shape, tc_scalar, &value, tc_dtype, &dtype, tc_device,
+                        &device))
+    return NULL;
+  tsr_runtime* rt = tc_runtime();
+  if (rt == NULL) return NULL;
+  const tsr_status st = tsr_full(rt, shape.n, shape.v, value, dtype, device, &out);
+  return tc_result(st, out);
+}
+
+static PyObject* py_arange(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_scalar start, end, step;
+  tsr_dtype dtype;
+  tsr_device device;
+  tsr_tensor* out = NULL;
+  if (!PyArg_ParseTuple(args, "O&O&O&O&O&:arange", tc_scalar, &start, tc_scalar, &end, tc_scalar, &step, tc_dtype,
+                        &dtype, tc_device, &device))
+    return NULL;
+  tsr_runtime* rt = tc_runtime();
+  if (rt == NULL) return NULL;
+  const tsr_status st = tsr_arange(rt, start, end, step, dtype, device, &out);
+  return tc_result(st, out);
+}
+
+static PyObject* py_linspace(PyObject* m, PyObject* args) {
+  (void)m;
+  double start, end;
+  long long steps;
+  tsr_dtype dtype;
+  tsr_device device;
+  tsr_tensor* out = NULL;
+  if (!PyArg_ParseTuple(args, "ddLO&O&:linspace", &start, &end, &steps, tc_dtype, &dtype, tc_device, &device))
+    return NULL;
+  tsr_runtime* rt = tc_runtime();
+  if (rt == NULL) return NULL;
+  const tsr_status st = tsr_linspace(rt, start, end, steps, dtype, device, &out);
+  return tc_result(st, out);
+}
+
+static PyObject* py_eye(PyObject* m, PyObject* args) {
+  (void)m;
+  long long n, cols, k;
+  tsr_dtype dtype;
+  tsr_device device;
+  tsr_tensor* out = NULL;
+  if (!PyArg_ParseTuple(args, "LLLO&O&:eye", &n, &cols, &k, tc_dtype, &dtype, tc_device, &device)) return NULL;
+  tsr_runtime* rt = tc_runtime();
+  if (rt == NULL) return NULL;
+  const tsr_status st = tsr_eye(rt, n, cols, k, dtype, device, &out);
+  return tc_result(st, out);
+}
+
+static PyObject* py_manual_seed(PyObject* m, PyObject* arg) {
+  (void)m;
+  const unsigned long long seed = PyLong_AsUnsignedLongLongMask(arg);
+  if (seed == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+  tsr_runtime* rt = tc_runtime();
+  if (rt == NULL) return NULL;
+  tsr_manual_seed(rt, seed);
+  Py_RETURN_NONE;
+}
+
+/* from_host(buffer, shape, dtype, device): a tensor holding a copy of the
+ * buffer's bytes (C order, the dtype's size each). */
+static PyObject* py_from_host(PyObject* m, PyObject* args) {
+  (void)m;
+  Py_buffer data;
+  tc_i64s shape;
+  tsr_dtype dtype;
+  tsr_device device;
+  tsr_tensor* out = NULL;
+  if (!PyArg_ParseTuple(args, "y*O&O&O&:from_host", &data, tc_ints64, &shape, tc_dtype, &dtype, tc_device, &device))
+    return NULL;
+  int64_t n = 1;
+  for (int32_t i = 0; i < shape.n; ++i) n *= shape.v[i] > 0 ? shape.v[i] : 0;
+  tsr_status st = TSR_OK;
+  if ((size_t)data.len < (size_t)n * tsr_dtype_itemsize(dtype)) {
+    PyBuffer_Release(&data);
+    return PyErr_Format(PyExc_ValueError, "from_host: %zd bytes for %lld elements of %s", data.len, (long long)n,
+                        tsr_dtype_get_name(dtype));
+  }
+  tsr_runtime* rt = tc_runtime();
+  if (rt != NULL) TC_MAYBE_WITHOUT_GIL(n, st = tsr_from_host(rt, data.buf, shape.n, shape.v, dtype, device, &out));
+  PyBuffer_Release(&data);
+  if (rt == NULL) return NULL;
+  return tc_result(st, out);
+}
+
+/* ---- metadata --------------------------------------------------------------------- */
+
+#define TC_GETTER(name, type, make)                          \
+  static PyObject* py_##name(PyObject* m, PyObject* arg) {   \
+    (void)m;                                                 \
+    tsr_tensor* t;                                           \
+    if (!tc_tensor(arg, &t)) return NULL;                    \
+    const type v = tsr_##name(t);                            \
+    return make;                                             \
+  }
+TC_GETTER(tensor_numel, int64_t, PyLong_FromLongLong(v))
+TC_GETTER(tensor_storage_offset, int64_t, PyLong_FromLongLong(v))
+TC_GETTER(tensor_storage_data, void*, PyLong_FromVoidPtr((void*)v))
+TC_GETTER(tensor_storage_nbytes, size_t, PyLong_FromSize_t(v))
+TC_GETTER(tensor_element_size, size_t, PyLong_FromSize_t(v))
+TC_GETTER(tensor_is_contiguous, int32_t, PyBool_FromLong(v))
+TC_GETTER(tensor_dtype, tsr_dtype, PyLong_FromLong((long)v))
+#undef TC_GETTER
+
+static PyObject* py_tensor_strides(PyObject* m, PyObject* arg) {
+  (void)m;
+  tsr_tensor* t;
+  if (!tc_tensor(arg, &t)) return NULL;
+  const int32_t n = tsr_tensor_ndim(t);
+  const int64_t* strides = tsr_tensor_strides(t);
+  PyObject* r = PyTuple_New(n);
+  for (int32_t i = 0; r != NULL && i < n; ++i) {
+    PyObject* v = PyLong_FromLongLong(strides[i]);
+    if (v == NULL) Py_CLEAR(r);
+    else PyTuple_SET_ITEM(r, i, v);
+  }
+  return r;
+}
+
+/* ---- elementwise ops -------------------------------------------------------------- */
+
+static int64_t numel2(tsr_tensor* a, tsr_tensor* b) {
+  return (a != NULL ? tsr_tensor_numel(a) : 0) + (b != NULL ? tsr_tensor_numel(b) : 0);
+}
+
+static PyObject* py_binary(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_op op;
+  tsr_tensor *a, *b, *out = NULL;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&O&:binary", tc_op, &op, tc_tensor, &a, tc_tensor, &b)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_binary(op, a, b, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_binary_scalar(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_op op;
+  tsr_tensor *a, *out = NULL;
+  tsr_scalar s;
+  int reversed;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&O&p:binary_scalar", tc_op, &op, tc_tensor, &a, tc_scalar, &s, &reversed))
+    return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_binary_scalar(op, a, s, reversed, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_binary_(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_op op;
+  tsr_tensor *a, *b;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&O&:binary_", tc_op, &op, tc_tensor, &a, tc_tensor, &b)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_binary_(op, a, b));
+  return tc_none(st);
+}
+
+static PyObject* py_binary_scalar_(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_op op;
+  tsr_tensor* a;
+  tsr_scalar s;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&O&:binary_scalar_", tc_op, &op, tc_tensor, &a, tc_scalar, &s)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_binary_scalar_(op, a, s));
+  return tc_none(st);
+}
+
+static PyObject* py_binary_out(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_op op;
+  tsr_tensor *a, *b, *out;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&O&O&:binary_out", tc_op, &op, tc_tensor, &a, tc_tensor, &b, tc_tensor, &out))
+    return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_binary_out(op, a, b, out));
+  return tc_none(st);
+}
+
+static PyObject* py_binary_scalar_out(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_op op;
+  tsr_tensor *a, *out;
+  tsr_scalar s;
+  int reversed;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&O&pO&:binary_scalar_out", tc_op, &op, tc_tensor, &a, tc_scalar, &s, &reversed,
+                        tc_tensor, &out))
+    return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_binary_scalar_out(op, a, s, reversed, out));
+  return tc_none(st);
+}
+
+static PyObject* py_unary(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_op op;
+  tsr_tensor *a, *out = NULL;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&:unary", tc_op, &op, tc_tensor, &a)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_unary(op, a, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_unary_(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_op op;
+  tsr_tensor* a;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&:unary_", tc_op, &op, tc_tensor, &a)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_unary_(op, a));
+  return tc_none(st);
+}
+
+static PyObject* py_unary_out(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_op op;
+  tsr_tensor *a, *out;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&O&:unary_out", tc_op, &op, tc_tensor, &a, tc_tensor, &out)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_unary_out(op, a, out));
+  return tc_none(st);
+}
+
+static PyObject* py_math(PyObject* m, PyObject* args) {
+  (void)m;
+  int fn;
+  tsr_tensor *a, *out = NULL;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "iO&:math", &fn, tc_tensor, &a)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_math(fn, a, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_math_out(PyObject* m, PyObject* args) {
+  (void)m;
+  int fn;
+  tsr_tensor *a, *out;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "iO&O&:math_out", &fn, tc_tensor, &a, tc_tensor, &out)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_math_out(fn, a, out));
+  return tc_none(st);
+}
+
+static PyObject* py_matmul(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *a, *b, *out = NULL;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&:matmul", tc_tensor, &a, tc_tensor, &b)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_matmul(a, b, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_matmul_out(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *a, *b, *out;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&O&:matmul_out", tc_tensor, &a, tc_tensor, &b, tc_tensor, &out)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_matmul_out(a, b, out));
+  return tc_none(st);
+}
+
+static PyObject* py_where(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *c, *a, *b, *out = NULL;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&O&:where", tc_tensor, &c, tc_tensor, &a, tc_tensor, &b)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_where(c, a, b, &out));
+  return tc_result(st, out);
+}
+
+/* ---- copies and conversions ------------------------------------------------------- */
+
+static PyObject* py_to(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *t, *out = NULL;
+  tsr_dtype dtype;
+  tsr_device device;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&O&:to", tc_tensor, &t, tc_dtype, &dtype, tc_device, &device)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_to(t, dtype, device, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_to_dtype(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *t, *out = NULL;
+  tsr_dtype dtype;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&:to_dtype", tc_tensor, &t, tc_dtype, &dtype)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_to_dtype(t, dtype, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_to_device(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *t, *out = NULL;
+  tsr_device device;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&:to_device", tc_tensor, &t, tc_device, &device)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_to_device(t, device, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_copy_(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *dst, *src;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&:copy_", tc_tensor, &dst, tc_tensor, &src)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(dst, NULL), st = tsr_copy_(dst, src));
+  return tc_none(st);
+}
+
+static PyObject* py_fill_(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor* t;
+  tsr_scalar s;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&:fill_", tc_tensor, &t, tc_scalar, &s)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_fill_(t, s));
+  return tc_none(st);
+}
+
+/* ---- reductions and indexing ops -------------------------------------------------- */
+
+static PyObject* py_reduce(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_op op;
+  tsr_tensor *t, *out = NULL;
+  tc_i32s dims;
+  int keepdim;
+  double correction = 1.0;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&O&p|d:reduce", tc_op, &op, tc_tensor, &t, tc_ints32, &dims, &keepdim, &correction))
+    return NULL;
+  tsr_reduce_options o = {TSR_REDUCE_OPTIONS_STRUCT_SIZE, dims.v, dims.n, keepdim, correction};
+  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_reduce_ex(op, t, &o, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_cumsum(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *t, *out = NULL;
+  long long dim;
+  tsr_dtype dtype;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&LO&:cumsum", tc_tensor, &t, &dim, tc_dtype, &dtype)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_cumsum(t, dim, dtype, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_gather(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *t, *index, *out = NULL;
+  long long dim;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&LO&:gather", tc_tensor, &t, &dim, tc_tensor, &index)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, index), st = tsr_gather(t, dim, index, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_take(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *t, *index, *out = NULL;
+  long long dim;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&L:take", tc_tensor, &t, tc_tensor, &index, &dim)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, index), st = tsr_take(t, index, dim, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_scatter_(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *t, *index, *src;
+  long long dim;
+  int add;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&LO&O&p:scatter_", tc_tensor, &t, &dim, tc_tensor, &index, tc_tensor, &src, &add))
+    return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, index), st = tsr_scatter_(t, dim, index, src, add));
+  return tc_none(st);
+}
+
+static PyObject* py_nonzero(PyObject* m, PyObject* arg) {
+  (void)m;
+  tsr_tensor *t, *out = NULL;
+  tsr_status st;
+  if (!tc_tensor(arg, &t)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_nonzero(t, &out));
+  return tc_result(st, out);
+}
+
+
+static PyObject* py_sort(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor* t;
+  tsr_sort_options o = TSR_SORT_OPTIONS_INIT;
+  long long dim;
+  int descending, stable;
+  tsr_tensor* outs[2] = {NULL, NULL};
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&Lpp:sort", tc_tensor, &t, &dim, &descending, &stable)) return NULL;
+  o.dim = dim;
+  o.descending = descending;
+  o.stable = stable;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_sort(t, &o, &outs[0], &outs[1]));
+  return tc_results(st, 2, outs);
+}
+
+/* unique(x, indices, inverse, counts) -> (values, indices, inverse, counts),
+ * None for each not asked for. */
+static PyObject* py_unique(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor* t;
+  int want_indices, want_inverse, want_counts;
+  tsr_tensor* outs[4] = {NULL, NULL, NULL, NULL};
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&ppp:unique", tc_tensor, &t, &want_indices, &want_inverse, &want_counts)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_unique(t, &outs[0], want_indices ? &outs[1] : NULL,
+                                                        want_inverse ? &outs[2] : NULL, want_counts ? &outs[3] : NULL));
+  return tc_results(st, 4, outs);
+}
+
+/* A sequence of Tensors as handles (borrowed: the sequence holds them). */
+static tsr_tensor** handles_of(PyObject* seq, Py_ssize_t* count) {
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  tsr_tensor** hs = PyMem_Malloc(sizeof(tsr_tensor*) * (size_t)(n > 0 ? n : 1));
+  if (hs == NULL) {
+    PyErr_NoMemory();
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!tc_tensor(PySequence_Fast_GET_ITEM(seq, i), &hs[i])) {
+      PyMem_Free(hs);
+      return NULL;
+    }
+  }
+  *count = n;
+  return hs;
+}
+
+static PyObject* join(PyObject* args, int stack) {
+  PyObject* tensors;
+  long long dim;
+  if (!PyArg_ParseTuple(args, stack ? "OL:stack" : "OL:concat", &tensors, &dim)) return NULL;
+  PyObject* seq = PySequence_Fast(tensors, "expected a sequence of Tensors");
+  if (seq == NULL) return NULL;
+  Py_ssize_t n = 0;
+  tsr_tensor** hs = handles_of(seq, &n);
+  if (hs == NULL) {
+    Py_DECREF(seq);
+    return NULL;
+  }
+  if (n > INT32_MAX) {
+    PyMem_Free(hs);
+    Py_DECREF(seq);
+    return PyErr_Format(PyExc_ValueError, "%zd tensors: at most %d", n, INT32_MAX);
+  }
+  int64_t elements = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) elements += tsr_tensor_numel(hs[i]);
+  tsr_tensor* out = NULL;
+  tsr_status st;
+  TC_MAYBE_WITHOUT_GIL(elements, st = stack ? tsr_stack(hs, (int32_t)n, dim, &out)
+                                            : tsr_concat(hs, (int32_t)n, dim, &out));
+  PyMem_Free(hs);
+  Py_DECREF(seq);
+  return tc_result(st, out);
+}
+
+static PyObject* py_concat(PyObject* m, PyObject* args) {
+  (void)m;
+  return join(args, 0);
+}
+
+static PyObject* py_stack(PyObject* m, PyObject* args) {
+  (void)m;
+  return join(args, 1);
+}
+
+static PyObject* py_roll(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *t, *out = NULL;
+  tc_i64s shifts;
+  PyObject* dims_arg;
+  tc_i64s dims = {0, {0}};
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&O:roll", tc_tensor, &t, tc_ints64, &shifts, &dims_arg)) return NULL;
+  if (dims_arg != Py_None && !tc_ints64(dims_arg, &dims)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL),
+                       st = tsr_roll(t, shifts.n, shifts.v, dims_arg == Py_None ? NULL : dims.v, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_flip(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *t, *out = NULL;
+  tc_i64s dims;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&:flip", tc_tensor, &t, tc_ints64, &dims)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_flip(t, dims.n, dims.v, &out));
+  return tc_result(st, out);
+}
+
+#define TC_TRIANGLE(name)                                                        \
+  static PyObject* py_##name(PyObject* m, PyObject* args) {                      \
+    (void)m;                                                                     \
+    tsr_tensor *t, *out = NULL;                                                  \
+    long long k;                                                                 \
+    tsr_status st;                                                               \
+    if (!PyArg_ParseTuple(args, "O&L:" #name, tc_tensor, &t, &k)) return NULL;   \
+    TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_##name(t, k, &out));          \
+    return tc_result(st, out);                                                   \
+  }
+TC_TRIANGLE(tril)
+TC_TRIANGLE(triu)
+#undef TC_TRIANGLE
+
+#define TC_SOFTMAX(name)                                                         \
+  static PyObject* py_##name(PyObject* m, PyObject* args) {                      \
+    (void)m;                                                                     \
+    tsr_tensor *t, *out = NULL;                                                  \
+    long long dim;                                                               \
+    tsr_status st;                                                               \
+    if (!PyArg_ParseTuple(args, "O&L:" #name, tc_tensor, &t, &dim)) return NULL; \
+    TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_##name(t, dim, &out));        \
+    return tc_result(st, out);                                                   \
+  }
+TC_SOFTMAX(softmax)
+TC_SOFTMAX(log_softmax)
+#undef TC_SOFTMAX
+
+static PyObject* py_logsumexp(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *t, *out = NULL;
+  tc_i32s dims;
+  int keepdim;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&O&p:logsumexp", tc_tensor, &t, tc_ints32, &dims, &keepdim)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_logsumexp(t, dims.n, dims.v, keepdim, &out));
+  return tc_result(st, out);
+}
+
+/* ---- values and text ---------------------------------------------------------------- */
+
+/* item(x): its one element as a Python number (uint64 as an unsigned int). */
+static PyObject* py_item(PyObject* m, PyObject* arg) {
+  (void)m;
+  tsr_tensor* t;
+  tsr_scalar s;
+  if (!tc_tensor(arg, &t)) return NULL;
+  const tsr_status st = tsr_item(t, &s);
+  if (st != TSR_OK) return tc_raise(st);
+  if (s.kind == TSR_SCALAR_INT && tsr_tensor_dtype(t) == TSR_UINT64)
+    return PyLong_FromUnsignedLongLong((unsigned long long)s.i);  /* tsr_item: i holds the bits */
+  return tc_scalar_value(s);
+}
+
+/* read(x): its elements' bytes in C order (numel * itemsize). */
+static PyObject* py_read(PyObject* m, PyObject* arg) {
+  (void)m;
+  tsr_tensor* t;
+  if (!tc_tensor(arg, &t)) return NULL;
+  const size_t nbytes = (size_t)tsr_tensor_numel(t) * tsr_tensor_element_size(t);
+  PyObject* buf = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)nbytes);
+  if (buf == NULL) return NULL;
+  tsr_status st;
+  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_read(t, PyBytes_AS_STRING(buf), nbytes));
+  if (st != TSR_OK) {
+    Py_DECREF(buf);
+    return tc_raise(st);
+  }
+  return buf;
+}
+
+/* A char* from the C API (freed with tsr_string_free) as str. */
+static PyObject* take_string(tsr_status st, char* text) {
+  if (st != TSR_OK) return tc_raise(st);
+  PyObject* r = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
+  tsr_string_free(text);
+  return r;
+}
+
+#define TC_TEXT(name)                                          \
+  static PyObject* py_##name(PyObject* m, PyObject* arg) {     \
+    (void)m;                                                   \
+    tsr_tensor* t;                                             \
+    char* text = NULL;                                         \
+    if (!tc_tensor(arg, &t)) return NULL;                      \
+    const tsr_status st = tsr_##name(t, &text);                \
+    return take_string(st, text);                              \
+  }
+TC_TEXT(format)
+TC_TEXT(format_layout)
+#undef TC_TEXT
+
+/* ---- shapes and dtypes -------------------------------------------------------------- */
+
+static PyObject* py_broadcast_shapes(PyObject* m, PyObject* args) {
+  (void)m;
+  tc_i64s a, b;
+  int32_t n = 0;
+  int64_t out[TSR_MAX_DIMS];
+  if (!PyArg_ParseTuple(args, "O&O&:broadcast_shapes", tc_ints64, &a, tc_ints64, &b)) return NULL;
+  const tsr_status st = tsr_broadcast_shapes(a.n, a.v, b.n, b.v, &n, out);
+  if (st != TSR_OK) return tc_raise(st);
+  PyObject* r = PyTuple_New(n);
+  for (int32_t i = 0; r != NULL && i < n; ++i) {
+    PyObject* v = PyLong_FromLongLong(out[i]);
+    if (v == NULL) Py_CLEAR(r);
+    else PyTuple_SET_ITEM(r, i, v);
+  }
+  return r;
+}
+
+static PyObject* py_promote_types(PyObject* m, PyObject* args) {
+  (void)m;
+  int a, b;
+  if (!PyArg_ParseTuple(args, "ii:promote_types", &a, &b)) return NULL;
+  return PyLong_FromLong((long)tsr_promote_types((tsr_dtype)a, (tsr_dtype)b));
+}
+
+/* get_finfo(code) -> (bits, eps, max, min, tiny) */
+static PyObject* py_get_finfo(PyObject* m, PyObject* arg) {
+  (void)m;
+  const long code = PyLong_AsLong(arg);
+  if (code == -1 && PyErr_Occurred()) return NULL;
+  tsr_finfo f;
+  f.struct_size = TSR_FINFO_STRUCT_SIZE;
+  const tsr_status st = tsr_get_finfo((tsr_dtype)code, &f);
+  if (st != TSR_OK) return tc_raise(st);
+  return Py_BuildValue("idddd", (int)f.bits, f.eps, f.max, f.min, f.tiny);
+}
+
 PyMethodDef tc_tensor_methods[] = {
     {"t", py_t, METH_O, "t(x): x.T, all dims reversed (tsr_t)"},
     {"real", py_real, METH_O, "real(x): a view of the real parts (tsr_real)"},
@@ -162,6 +840,7 @@ PyMethodDef tc_tensor_methods[] = {
     {"detach", py_detach, METH_O, "detach(x): a view that records nothing"},
     {"contiguous", py_contiguous, METH_O, "contiguous(x): x, or a row-major copy"},
     {"clone", py_clone, METH_O, "clone(x): a copy"},
+    {"alias", py_alias, METH_O, "alias(x): a new Tensor over the same handle"},
     {"view", py_view, METH_VARARGS, "view(x, shape)"},
     {"reshape", py_reshape, METH_VARARGS, "reshape(x, shape): a view where one exists, else a copy"},
     {"expand", py_expand, METH_VARARGS, "expand(x, shape)"},
@@ -174,5 +853,68 @@ PyMethodDef tc_tensor_methods[] = {
     {"select", py_select, METH_VARARGS, "select(x, dim, index)"},
     {"as_strided", py_as_strided, METH_VARARGS, "as_strided(x, shape, strides, offset)"},
     {"diagonal", py_diagonal, METH_VARARGS, "diagonal(x, offset, dim1, dim2)"},
+    {"empty", py_empty, METH_VARARGS, "empty(shape, dtype, device)"},
+    {"zeros", py_zeros, METH_VARARGS, "zeros(shape, dtype, device)"},
+    {"ones", py_ones, METH_VARARGS, "ones(shape, dtype, device)"},
+    {"rand", py_rand, METH_VARARGS, "rand(shape, dtype, device)"},
+    {"randn", py_randn, METH_VARARGS, "randn(shape, dtype, device)"},
+    {"full", py_full, METH_VARARGS, "full(shape, value, dtype, device)"},
+    {"arange", py_arange, METH_VARARGS, "arange(start, end, step, dtype, device)"},
+    {"linspace", py_linspace, METH_VARARGS, "linspace(start, end, steps, dtype, device)"},
+    {"eye", py_eye, METH_VARARGS, "eye(n, m, k, dtype, device)"},
+    {"manual_seed", py_manual_seed, METH_O, "manual_seed(seed): modulo 2**64"},
+    {"from_host", py_from_host, METH_VARARGS, "from_host(buffer, shape, dtype, device): a copy of the bytes"},
+    {"tensor_numel", py_tensor_numel, METH_O, "tensor_numel(x)"},
+    {"tensor_strides", py_tensor_strides, METH_O, "tensor_strides(x): a tuple, in elements"},
+    {"tensor_storage_offset", py_tensor_storage_offset, METH_O, "tensor_storage_offset(x): in elements"},
+    {"tensor_storage_data", py_tensor_storage_data, METH_O, "tensor_storage_data(x): the storage's address"},
+    {"tensor_storage_nbytes", py_tensor_storage_nbytes, METH_O, "tensor_storage_nbytes(x)"},
+    {"tensor_element_size", py_tensor_element_size, METH_O, "tensor_element_size(x): bytes"},
+    {"tensor_is_contiguous", py_tensor_is_contiguous, METH_O, "tensor_is_contiguous(x)"},
+    {"tensor_dtype", py_tensor_dtype, METH_O, "tensor_dtype(x): the dtype's code"},
+    {"binary", py_binary, METH_VARARGS, "binary(op, a, b)"},
+    {"binary_scalar", py_binary_scalar, METH_VARARGS, "binary_scalar(op, a, number, reversed)"},
+    {"binary_", py_binary_, METH_VARARGS, "binary_(op, a, b): a (op)= b"},
+    {"binary_scalar_", py_binary_scalar_, METH_VARARGS, "binary_scalar_(op, a, number)"},
+    {"binary_out", py_binary_out, METH_VARARGS, "binary_out(op, a, b, out)"},
+    {"binary_scalar_out", py_binary_scalar_out, METH_VARARGS, "binary_scalar_out(op, a, number, reversed, out)"},
+    {"unary", py_unary, METH_VARARGS, "unary(op, a)"},
+    {"unary_", py_unary_, METH_VARARGS, "unary_(op, a)"},
+    {"unary_out", py_unary_out, METH_VARARGS, "unary_out(op, a, out)"},
+    {"math", py_math, METH_VARARGS, "math(fn, a): a tsr_math_fn"},
+    {"math_out", py_math_out, METH_VARARGS, "math_out(fn, a, out)"},
+    {"matmul", py_matmul, METH_VARARGS, "matmul(a, b)"},
+    {"matmul_out", py_matmul_out, METH_VARARGS, "matmul_out(a, b, out)"},
+    {"where", py_where, METH_VARARGS, "where(condition, a, b)"},
+    {"to", py_to, METH_VARARGS, "to(x, dtype, device)"},
+    {"to_dtype", py_to_dtype, METH_VARARGS, "to_dtype(x, dtype)"},
+    {"to_device", py_to_device, METH_VARARGS, "to_device(x, device)"},
+    {"copy_", py_copy_, METH_VARARGS, "copy_(dst, src)"},
+    {"fill_", py_fill_, METH_VARARGS, "fill_(x, number)"},
+    {"reduce", py_reduce, METH_VARARGS, "reduce(op, x, dims, keepdim, correction=1.0): () for every dim"},
+    {"cumsum", py_cumsum, METH_VARARGS, "cumsum(x, dim, dtype)"},
+    {"gather", py_gather, METH_VARARGS, "gather(x, dim, index)"},
+    {"take", py_take, METH_VARARGS, "take(x, index, dim)"},
+    {"scatter_", py_scatter_, METH_VARARGS, "scatter_(x, dim, index, src, add)"},
+    {"nonzero", py_nonzero, METH_O, "nonzero(x)"},
+    {"sort", py_sort, METH_VARARGS, "sort(x, dim, descending, stable) -> (values, indices)"},
+    {"unique", py_unique, METH_VARARGS,
+     "unique(x, indices, inverse, counts) -> (values, indices, inverse, counts), None where not asked"},
+    {"concat", py_concat, METH_VARARGS, "concat(tensors, dim)"},
+    {"stack", py_stack, METH_VARARGS, "stack(tensors, dim)"},
+    {"roll", py_roll, METH_VARARGS, "roll(x, shifts, dims): dims None rolls the flattened tensor"},
+    {"flip", py_flip, METH_VARARGS, "flip(x, dims)"},
+    {"tril", py_tril, METH_VARARGS, "tril(x, k)"},
+    {"triu", py_triu, METH_VARARGS, "triu(x, k)"},
+    {"softmax", py_softmax, METH_VARARGS, "softmax(x, dim)"},
+    {"log_softmax", py_log_softmax, METH_VARARGS, "log_softmax(x, dim)"},
+    {"logsumexp", py_logsumexp, METH_VARARGS, "logsumexp(x, dims, keepdim)"},
+    {"item", py_item, METH_O, "item(x): the one element as a Python number"},
+    {"read", py_read, METH_O, "read(x): the elements' bytes, C order"},
+    {"format", py_format, METH_O, "format(x): torch's repr"},
+    {"format_layout", py_format_layout, METH_O, "format_layout(x): the layout picture"},
+    {"broadcast_shapes", py_broadcast_shapes, METH_VARARGS, "broadcast_shapes(a, b) -> tuple"},
+    {"promote_types", py_promote_types, METH_VARARGS, "promote_types(code_a, code_b) -> code"},
+    {"get_finfo", py_get_finfo, METH_O, "get_finfo(code) -> (bits, eps, max, min, tiny)"},
     {NULL, NULL, 0, NULL},
 };

@@ -108,14 +108,46 @@ int tc_op(PyObject* o, void* out) {
   return 1;
 }
 
+/* The Python number a tsr_scalar holds (an INT as its int64 value). */
+PyObject* tc_scalar_value(tsr_scalar s) {
+  switch (s.kind) {
+    case TSR_SCALAR_FLOAT: return PyFloat_FromDouble(s.f);
+    case TSR_SCALAR_BOOL: return PyBool_FromLong(s.i != 0);
+    case TSR_SCALAR_COMPLEX: {
+      double imag;
+      memcpy(&imag, &s.i, sizeof imag);
+      return PyComplex_FromDoubles(s.f, imag);
+    }
+    default: return PyLong_FromLongLong(s.i);
+  }
+}
+
 int tc_scalar(PyObject* o, void* out) {
   tsr_scalar* s = (tsr_scalar*)out;
   if (PyBool_Check(o)) {
     *s = tsr_scalar_bool(o == Py_True);
   } else if (PyLong_Check(o)) {
-    int64_t v;
-    if (!index_int64(o, &v)) return 0;
-    *s = tsr_scalar_int(v);
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred()) return 0;
+    if (overflow > 0) {
+      /* [2^63, 2^64): a uint64 value, as its bits (tsr_fill_ wraps them
+       * back, tessera.h); the Python side lets such ints through only where
+       * a uint64 tensor takes them (_tensor.fill_scalar). */
+      const unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+        return 0;
+      }
+      *s = tsr_scalar_int((int64_t)u);
+      s->f = (double)u;
+    } else if (overflow < 0) {
+      PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");  /* torch's words */
+      return 0;
+    } else {
+      *s = tsr_scalar_int((int64_t)v);
+    }
   } else if (PyFloat_Check(o)) {
     *s = tsr_scalar_float(PyFloat_AS_DOUBLE(o));
   } else if (PyComplex_Check(o)) {
@@ -126,6 +158,61 @@ int tc_scalar(PyObject* o, void* out) {
     return 0;
   }
   return 1;
+}
+
+/* The out-parameters of one call as a tuple: a Tensor each, None where the
+ * handle is NULL (a result not asked for); raised when st failed. Owns the
+ * handles: released when building the tuple fails. */
+PyObject* tc_results(tsr_status st, int n, tsr_tensor** outs) {
+  if (st != TSR_OK) return tc_raise(st);
+  PyObject* tuple = PyTuple_New(n);
+  int i = 0;
+  if (tuple != NULL) {
+    for (; i < n; ++i) {
+      PyObject* o;
+      if (outs[i] == NULL) {
+        Py_INCREF(Py_None);
+        o = Py_None;
+      } else {
+        o = tc_wrap(outs[i]);  /* releases the handle when it fails */
+        if (o == NULL) {
+          ++i;
+          break;
+        }
+      }
+      PyTuple_SET_ITEM(tuple, i, o);
+    }
+    if (i == n) return tuple;
+    Py_DECREF(tuple);
+  }
+  for (; i < n; ++i)
+    if (outs[i] != NULL) tsr_tensor_release(outs[i]);
+  return NULL;
+}
+
+/* The exception being raised, taken out of the interpreter (NULL: none). */
+PyObject* tc_take_exception(void) {
+#if PY_VERSION_HEX >= 0x030C0000
+  return PyErr_GetRaisedException();
+#else
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  if (type == NULL) return NULL;
+  PyErr_NormalizeException(&type, &value, &tb);
+  if (tb != NULL && value != NULL) PyException_SetTraceback(value, tb);
+  Py_DECREF(type);
+  Py_XDECREF(tb);
+  return value;
+#endif
+}
+
+/* Whether the interpreter is shutting down (callbacks from the runtime then do nothing). */
+int tc_finalizing(void) {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
 }
 
 /* ---- the runtime ------------------------------------------------------------- */
@@ -237,7 +324,153 @@ static PyObject* py_device_format(PyObject* m, PyObject* args) {
   return PyUnicode_FromString(buf);
 }
 
+/* _C.devices(): [(type, index), ...] of the devices the config enabled that are available. */
+static PyObject* py_devices(PyObject* m, PyObject* unused) {
+  (void)m;
+  (void)unused;
+  tsr_runtime* rt = tc_runtime();
+  if (rt == NULL) return NULL;
+  const int32_t n = tsr_runtime_device_count(rt);
+  PyObject* r = PyList_New(0);
+  for (int32_t i = 0; r != NULL && i < n; ++i) {
+    tsr_device d;
+    const tsr_status st = tsr_runtime_device_at(rt, i, &d);
+    if (st != TSR_OK) {
+      Py_DECREF(r);
+      return tc_raise(st);
+    }
+    PyObject* pair = Py_BuildValue("ii", (int)d.type, (int)d.index);
+    if (pair == NULL || PyList_Append(r, pair) < 0) Py_CLEAR(r);
+    Py_XDECREF(pair);
+  }
+  return r;
+}
+
+/* synchronize(device): waits for its queued work, without the GIL. */
+static PyObject* py_synchronize(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_device d;
+  if (!PyArg_ParseTuple(args, "O&:synchronize", tc_device, &d)) return NULL;
+  tsr_runtime* rt = tc_runtime();
+  if (rt == NULL) return NULL;
+  tsr_status st;
+  Py_BEGIN_ALLOW_THREADS st = tsr_synchronize(rt, d);
+  Py_END_ALLOW_THREADS
+  return tc_none(st);
+}
+
+static PyObject* py_empty_cache(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_device d;
+  if (!PyArg_ParseTuple(args, "O&:empty_cache", tc_device, &d)) return NULL;
+  tsr_runtime* rt = tc_runtime();
+  if (rt == NULL) return NULL;
+  return tc_none(tsr_empty_cache(rt, d));
+}
+
+/* get_memory_stats(device) -> (in_use, reserved) bytes. */
+static PyObject* py_get_memory_stats(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_device d;
+  if (!PyArg_ParseTuple(args, "O&:get_memory_stats", tc_device, &d)) return NULL;
+  tsr_runtime* rt = tc_runtime();
+  if (rt == NULL) return NULL;
+  tsr_memory_stats stats;
+  memset(&stats, 0, sizeof stats);
+  stats.struct_size = TSR_MEMORY_STATS_STRUCT_SIZE;
+  const tsr_status st = tsr_get_memory_stats(rt, d, &stats);
+  if (st != TSR_OK) return tc_raise(st);
+  return Py_BuildValue("KK", (unsigned long long)stats.in_use, (unsigned long long)stats.reserved);
+}
+
+static PyObject* py_abi_version(PyObject* m, PyObject* unused) {
+  (void)m;
+  (void)unused;
+  return PyLong_FromUnsignedLong(tsr_abi_version());
+}
+
+static PyObject* py_set_print_precision(PyObject* m, PyObject* args) {
+  (void)m;
+  int digits;
+  if (!PyArg_ParseTuple(args, "i:set_print_precision", &digits)) return NULL;
+  tsr_runtime* rt = tc_runtime();
+  if (rt == NULL) return NULL;
+  return tc_none(tsr_set_print_precision(rt, digits));
+}
+
+static PyObject* py_set_float32_matmul_precision(PyObject* m, PyObject* args) {
+  (void)m;
+  int precision;
+  if (!PyArg_ParseTuple(args, "i:set_float32_matmul_precision", &precision)) return NULL;
+  tsr_runtime* rt = tc_runtime();
+  if (rt == NULL) return NULL;
+  return tc_none(tsr_set_float32_matmul_precision(rt, precision));
+}
+
+static PyObject* py_get_float32_matmul_precision(PyObject* m, PyObject* unused) {
+  (void)m;
+  (void)unused;
+  tsr_runtime* rt = tc_runtime();
+  if (rt == NULL) return NULL;
+  return PyLong_FromLong((long)tsr_get_float32_matmul_precision(rt));
+}
+
+/* runtime_describe(as_json): what `tessera info` prints. */
+static PyObject* py_runtime_describe(PyObject* m, PyObject* args) {
+  (void)m;
+  int json;
+  if (!PyArg_ParseTuple(args, "p:runtime_describe", &json)) return NULL;
+  tsr_runtime* rt = tc_runtime();
+  if (rt == NULL) return NULL;
+  char* text = NULL;
+  const tsr_status st = tsr_runtime_describe(rt, json, &text);
+  if (st != TSR_OK) return tc_raise(st);
+  PyObject* r = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
+  tsr_string_free(text);
+  return r;
+}
+
+/* The ops the library knows, by number: [name, ...] (tsr_op_get_name). */
+static PyObject* py_op_names(PyObject* m, PyObject* unused) {
+  (void)m;
+  (void)unused;
+  const int32_t n = tsr_op_count();
+  PyObject* r = PyList_New(n);
+  for (int32_t i = 0; r != NULL && i < n; ++i) {
+    PyObject* name = PyUnicode_FromString(tsr_op_get_name(i));
+    if (name == NULL) Py_CLEAR(r);
+    else PyList_SET_ITEM(r, i, name);
+  }
+  return r;
+}
+
+/* last_error() -> (status name, message or None): this thread's last failure. */
+static PyObject* py_last_error(PyObject* m, PyObject* args) {
+  (void)m;
+  int st;
+  if (!PyArg_ParseTuple(args, "i:last_error", &st)) return NULL;
+  const char* message = tsr_last_error_message();
+  const char* name = tsr_status_name((tsr_status)st);
+  if (message == NULL || message[0] == '\0') return Py_BuildValue("sO", name, Py_None);
+  PyObject* text = PyUnicode_DecodeUTF8(message, (Py_ssize_t)strlen(message), "replace");
+  if (text == NULL) return NULL;
+  PyObject* r = Py_BuildValue("sN", name, text);
+  return r;
+}
+
 PyMethodDef tc_runtime_methods[] = {
+    {"devices", py_devices, METH_NOARGS, "[(type, index), ...] of the available devices, in the runtime's order"},
+    {"synchronize", py_synchronize, METH_VARARGS, "synchronize(device)"},
+    {"empty_cache", py_empty_cache, METH_VARARGS, "empty_cache(device)"},
+    {"get_memory_stats", py_get_memory_stats, METH_VARARGS, "get_memory_stats(device) -> (in_use, reserved)"},
+    {"abi_version", py_abi_version, METH_NOARGS, "the library's TSR_ABI_VERSION (major << 16 | minor)"},
+    {"set_print_precision", py_set_print_precision, METH_VARARGS, "set_print_precision(digits)"},
+    {"set_float32_matmul_precision", py_set_float32_matmul_precision, METH_VARARGS,
+     "set_float32_matmul_precision(tsr_matmul_precision)"},
+    {"get_float32_matmul_precision", py_get_float32_matmul_precision, METH_NOARGS, "the tsr_matmul_precision"},
+    {"runtime_describe", py_runtime_describe, METH_VARARGS, "runtime_describe(as_json) -> text"},
+    {"op_names", py_op_names, METH_NOARGS, "the library's op names, by number"},
+    {"last_error", py_last_error, METH_VARARGS, "last_error(status) -> (status name, this thread's message)"},
     {"runtime", py_runtime, METH_NOARGS, "the process's tsr_runtime* as an int, created on first use"},
     {"default_device", py_default_device, METH_NOARGS, "(type, index, available) of the config's default device"},
     {"runtime_destroy", py_runtime_destroy, METH_NOARGS, "destroys the runtime; False while tensors are alive"},

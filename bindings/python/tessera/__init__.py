@@ -5,10 +5,11 @@ The names and behaviour are PyTorch's: tessera.tensor, zeros, arange, ...,
 Tensor views and indexing, broadcasting arithmetic with Python scalars,
 NumPy and DLPack sharing, and tessera.testing.assert_close.
 
-libtessera.so is found from $TESSERA_LIBRARY, else by walking up from this
-package to a build tree's build/lib/ or an install tree's lib/, else through
-ctypes.util.find_library. The runtime is created on first use from
-$TESSERA_CONFIG or the default config beside the library.
+The package's one binding is its compiled extension, tessera._C, linked to
+libtessera: in the package directory once installed, else in the build tree
+beside the libtessera found from $TESSERA_LIBRARY or by walking up from this
+package (_lib.py). The runtime is created on first use from $TESSERA_CONFIG
+or the default config beside the library.
 """
 # Note [Layers of the package] (in _tensor.py) orders these imports: each
 # module imports only from the layers below it.

@@ -21,14 +21,14 @@ def main(argv=None):
     config = args.info_config or args.config
     if config:  # read when the runtime is created, on first use below
         os.environ["TESSERA_CONFIG"] = config
-    from . import _lib, describe
+    from . import _C, describe
     try:
         text = describe(as_json=args.json)
     except Exception as e:  # noqa: BLE001  (a bad config or library: the command's exit 2)
         print("tessera: %s" % e, file=sys.stderr)
         return 2
     sys.stdout.write(text)
-    return 0 if _lib._default_available else 1
+    return 0 if _C.default_device()[2] else 1  # (type, index, available)
 
 
 if __name__ == "__main__":

@@ -3,16 +3,15 @@
 import operator
 from array import array
 
-from ._lib import C, runtime
-from ._tensor import Tensor, _call, fill_scalar, i64_array, late, scalar, shape_args
-from ._types import (as_device, as_dtype, bool_, complex64, complex128, float32, float64, int64, promote_types,
+from . import _C
+from ._tensor import Tensor, fill_scalar, late, scalar, shape_args
+from ._types import (as_dtype, bool_, complex64, complex128, device_arg, float32, float64, int64, promote_types,
                      uint64)
 
-_UNDEFINED = -1  # TSR_DTYPE_UNDEFINED
 
-
-def _code(dtype, default=_UNDEFINED):
-    return default if dtype is None else as_dtype(dtype)._code
+def _dt(dtype, default=None):
+    """The dtype argument the extension takes: None lets the C function choose (TSR_DTYPE_UNDEFINED)."""
+    return default if dtype is None else as_dtype(dtype)
 
 
 def _requiring(t, requires_grad):
@@ -33,34 +32,34 @@ def _unsupported(fn, **given):
             raise NotImplementedError("%s(): %s=%r is not supported (only %r)" % (fn, name, value, default))
 
 
-def _sized(fn, size, dtype, device, default=0):
-    s = shape_args(size, "%s(): argument 'size'" % fn.__name__[4:])
-    return _call(fn, runtime(), len(s), i64_array(s), _code(dtype, default), as_device(device))
+def _sized(fn, size, dtype, device, default=float32):
+    s = shape_args(size, "%s(): argument 'size'" % fn.__name__)
+    return fn(s, _dt(dtype, default), device_arg(device))
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
     _unsupported("empty", pin_memory=(pin_memory, False))
-    return _requiring(_sized(C.empty, size, dtype, device), requires_grad)
+    return _requiring(_sized(_C.empty, size, dtype, device), requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
     _unsupported("zeros", pin_memory=(pin_memory, False))
-    return _requiring(_sized(C.zeros, size, dtype, device), requires_grad)
+    return _requiring(_sized(_C.zeros, size, dtype, device), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, pin_memory=False):
     _unsupported("ones", pin_memory=(pin_memory, False))
-    return _requiring(_sized(C.ones, size, dtype, device), requires_grad)
+    return _requiring(_sized(_C.ones, size, dtype, device), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, generator=None, requires_grad=False):
     _unsupported("rand", generator=(generator, None))
-    return _requiring(_sized(C.rand, size, dtype, device, _UNDEFINED), requires_grad)
+    return _requiring(_sized(_C.rand, size, dtype, device, None), requires_grad)
 
 
 def randn(*size, dtype=None, device=None, generator=None, requires_grad=False):
     _unsupported("randn", generator=(generator, None))
-    return _requiring(_sized(C.randn, size, dtype, device, _UNDEFINED), requires_grad)
+    return _requiring(_sized(_C.randn, size, dtype, device, None), requires_grad)
 
 
 def _number(v, what, code=None):
@@ -74,15 +73,16 @@ def _number(v, what, code=None):
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     s = shape_args((size,) if not isinstance(size, (tuple, list)) else (tuple(size),))
-    return _requiring(_call(C.full, runtime(), len(s), i64_array(s), _number(fill_value, "fill_value", _code(dtype)), _code(dtype),
-                 as_device(device)), requires_grad)
+    code = None if dtype is None else as_dtype(dtype)._code
+    return _requiring(_C.full(s, _number(fill_value, "fill_value", code), _dt(dtype), device_arg(device)),
+                      requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
     if end is None:
         start, end = 0, start
-    return _requiring(_call(C.arange, runtime(), _number(start, "start"), _number(end, "end"), _number(step, "step"),
-                 _code(dtype), as_device(device)), requires_grad)
+    return _requiring(_C.arange(_number(start, "start"), _number(end, "end"), _number(step, "step"), _dt(dtype),
+                                device_arg(device)), requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
@@ -90,8 +90,8 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
         start = start.item()
     if isinstance(end, Tensor):
         end = end.item()
-    return _requiring(_call(C.linspace, runtime(), float(start), float(end), operator.index(steps), _code(dtype),
-                 as_device(device)), requires_grad)
+    return _requiring(_C.linspace(float(start), float(end), operator.index(steps), _dt(dtype), device_arg(device)),
+                      requires_grad)
 
 
 def _like(t, dtype, device):
@@ -133,7 +133,7 @@ def manual_seed(seed):
     seed = operator.index(seed)
     if not -(2 ** 63) <= seed < 2 ** 64:
         raise RuntimeError("Overflow when unpacking long")
-    C.manual_seed(runtime(), seed % (2 ** 64))
+    _C.manual_seed(seed % (2 ** 64))
 
 
 # ---- from Python data ------------------------------------------------------------
@@ -241,9 +241,7 @@ def _from_sequence(data, dtype, device):
 
 
 def _host(buf, shape, host_dtype, device):
-    addr = buf.buffer_info()[0] if len(buf) else None
-    return _call(C.from_host, runtime(), addr, len(shape), i64_array(shape), host_dtype._code,
-                 as_device(device))
+    return _C.from_host(buf, shape, host_dtype, device_arg(device))
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -277,10 +275,10 @@ def as_tensor(data, dtype=None, device=None):
     if type(data).__module__ == "numpy" and hasattr(data, "dtype") and hasattr(data, "strides"):
         from ._numpy import from_numpy, numpy_dtype_to_tessera
         src = numpy_dtype_to_tessera(data.dtype)
-        dev = as_device(device)
-        if src is not None and dev.type == 1 and all(s >= 0 for s in data.strides):
+        on_cpu = _C.default_device()[0] == 1 if device is None else device_arg(device).type == "cpu"
+        if src is not None and on_cpu and all(s >= 0 for s in data.strides):
             t = from_numpy(data)
-            return t if dtype is None and dev.type == 1 else t.to(dtype=dtype, device=device)
+            return t if dtype is None else t.to(dtype=dtype, device=device)
     return tensor(data, dtype=dtype, device=device)
 
 

@@ -4,12 +4,10 @@ where, cat, eye, broadcast_shapes, ...), the devices and the runtime's
 settings: the package's function layer, which tessera/__init__.py re-exports
 (Note [Layers of the package] in _tensor.py)."""
 import builtins as _builtins
-import ctypes
 import operator as _operator
 
-from . import _lib, _types
-from ._lib import C as _capi, check as _check, runtime as _runtime
-from ._types import as_device as _as_device
+from . import _C, _lib, _types
+from ._types import device_arg as _device_arg
 from ._types import Size, complex64, complex128, float16, float32, float64, int16, int32, int64
 from ._tensor import Tensor, _binop, _binop_out, _rbinop, _tensor_only, _unop, _unop_out, late, scalar as _scalar
 from ._creation import tensor
@@ -23,13 +21,7 @@ int = int32  # noqa: A001  (torch.int)
 def devices():
     """The devices the config enabled that are available here, in the
     runtime's order: [device(type='cpu'), device(type='cuda', index=0), ...]."""
-    rt = _runtime()
-    out = []
-    for i in range(_capi.runtime_device_count(rt)):
-        c = _lib.Device()
-        _check(_capi.runtime_device_at(rt, i, c))
-        out.append(_types.device_of(c))
-    return out
+    return [_types.device_from(t, i) for t, i in _C.devices()]
 
 
 class cuda:  # noqa: N801  (torch.cuda)
@@ -46,21 +38,20 @@ class cuda:  # noqa: N801  (torch.cuda)
 
 def synchronize(device=None):
     """Waits for the work queued on `device` (default: the default device)."""
-    _check(_capi.synchronize(_runtime(), _as_device(device)))
+    _C.synchronize(_device_arg(device))
 
 
 def empty_cache(device=None):
     """Returns `device`'s cached, unused memory to the system (torch.cuda.empty_cache)."""
-    _check(_capi.empty_cache(_runtime(), _as_device(device)))
+    _C.empty_cache(_device_arg(device))
 
 
 def memory_stats(device=None):
     """{"in_use": bytes in live tensors, "reserved": bytes held, cached included}
     (torch.cuda.memory_allocated / memory_reserved); RuntimeError when the
     device's plugin does not report them."""
-    stats = _lib.MemoryStats(struct_size=ctypes.sizeof(_lib.MemoryStats))
-    _check(_capi.get_memory_stats(_runtime(), _as_device(device), ctypes.byref(stats)))
-    return {"in_use": stats.in_use, "reserved": stats.reserved}
+    in_use, reserved = _C.get_memory_stats(_device_arg(device))
+    return {"in_use": in_use, "reserved": reserved}
 
 
 def get_default_dtype():
@@ -77,7 +68,7 @@ def numel(t):
 
 def abi_version():
     """The library's ABI version as (major, minor)."""
-    v = _capi.abi_version()
+    v = _C.abi_version()
     return (v >> 16, v & 0xFFFF)
 
 
@@ -174,7 +165,7 @@ def _math1(name):
         a = _tensor_arg(name, input)
         if out is None:
             return a._math(name)
-        _check(_capi.math_out(code, a._h, _out_arg(name, out)._h))
+        _C.math_out(code, a, _out_arg(name, out))
         return out
     fn.__name__ = name
     fn.__doc__ = "PyTorch's torch.%s (the Array API's, for integer input too); out= as the other ops." % name
@@ -285,17 +276,13 @@ clip = clamp
 def where(condition, input, other):
     condition = _tensor_arg("where", condition)
     a, b = _where_operand(input, condition), _where_operand(other, condition)
-    out = _lib.c_void_p()
-    _check(_capi.where(condition._h, a._h, b._h, out))
-    from ._tensor import wrap
-    return wrap(out.value)
+    return _C.where(condition, a, b)
 
 
 def matmul(input, other, *, out=None):
     if out is None:
         return _tensor_arg("matmul", input).__matmul__(other)
-    _check(_capi.matmul_out(_tensor_arg("matmul", input)._h, _tensor_only("matmul", other, 2)._h,
-                         _out_arg("matmul", out)._h))
+    _C.matmul_out(_tensor_arg("matmul", input), _tensor_only("matmul", other, 2), _out_arg("matmul", out))
     return out
 
 
@@ -373,43 +360,33 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if dim is not None:
         raise NotImplementedError("unique(dim=...) is not implemented; Tessera's unique works on the flattened tensor")
     a = _tensor_arg("unique", input)
-    v, inv, cnt = _lib.c_void_p(), _lib.c_void_p(), _lib.c_void_p()
-    _check(_capi.unique(a._h, v, None, inv if return_inverse else None, cnt if return_counts else None))
-    from ._tensor import wrap
-    out = [wrap(v.value)]
+    values, _, inverse, counts = _C.unique(a, False, return_inverse, return_counts)
+    out = [values]
     if return_inverse:
-        out.append(wrap(inv.value))
+        out.append(inverse)
     if return_counts:
-        out.append(wrap(cnt.value))
+        out.append(counts)
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def _handles(name, tensors):
+def _tensors(name, tensors):
     tensors = list(tensors)
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError("%s(): expected a sequence of Tensors, but element %d is %s" % (name, i, type(t).__name__))
-    return tensors, (_lib.c_void_p * (len(tensors) or 1))(*[t._h for t in tensors])
+    return tensors
 
 
 def cat(tensors, dim=0):
     """torch.cat (the Array API's concat): the tensors joined along dim."""
-    ts, arr = _handles("cat", tensors)
-    out = _lib.c_void_p()
-    _check(_capi.concat(arr, len(ts), _operator.index(dim), out))
-    from ._tensor import wrap
-    return wrap(out.value)
+    return _C.concat(_tensors("cat", tensors), _operator.index(dim))
 
 
 concat = concatenate = cat
 
 
 def stack(tensors, dim=0):
-    ts, arr = _handles("stack", tensors)
-    out = _lib.c_void_p()
-    _check(_capi.stack(arr, len(ts), _operator.index(dim), out))
-    from ._tensor import wrap
-    return wrap(out.value)
+    return _C.stack(_tensors("stack", tensors), _operator.index(dim))
 
 
 def _cyclic(shift, size):
@@ -428,50 +405,43 @@ def _clamped_diagonal(k, rows, cols):
 def roll(input, shifts, dims=None):
     a = _tensor_arg("roll", input)
     shifts = [shifts] if hasattr(shifts, "__index__") else list(shifts)
-    out = _lib.c_void_p()
     shape = tuple(a.shape)
     if dims is None:
         numel = 1
         for s in shape:
             numel *= s
-        _check(_capi.roll(a._h, 1, (_lib.c_int64 * 1)(*[_cyclic(s, numel) for s in shifts[:1]]), None, out))
-    else:
-        dims = [dims] if hasattr(dims, "__index__") else list(dims)
-        if len(dims) != len(shifts):
-            raise RuntimeError("shifts and dimensions must align. shifts: %d, dims:%d" % (len(shifts), len(dims)))
-        n = len(dims) or 1
-        shifts = [_cyclic(s, shape[d]) if -len(shape) <= _operator.index(d) < len(shape) else s
-                  for s, d in zip(shifts, dims)]
-        _check(_capi.roll(a._h, len(dims), (_lib.c_int64 * n)(*shifts), (_lib.c_int64 * n)(*dims), out))
-    from ._tensor import wrap
-    return wrap(out.value)
+        return _C.roll(a, [_cyclic(s, numel) for s in shifts[:1]], None)
+    dims = [dims] if hasattr(dims, "__index__") else list(dims)
+    if len(dims) != len(shifts):
+        raise RuntimeError("shifts and dimensions must align. shifts: %d, dims:%d" % (len(shifts), len(dims)))
+    shifts = [_cyclic(s, shape[d]) if -len(shape) <= _operator.index(d) < len(shape) else s
+              for s, d in zip(shifts, dims)]
+    return _C.roll(a, shifts, dims)
 
 
 def _triangle(fn, name, input, diagonal):
-    from ._tensor import _call
     a = _tensor_arg(name, input)
     shape = tuple(a.shape)
     if len(shape) >= 2:
         diagonal = _clamped_diagonal(diagonal, shape[-2], shape[-1])
-    return _call(fn, a._h, _operator.index(diagonal))
+    return fn(a, _operator.index(diagonal))
 
 
 def tril(input, diagonal=0):
-    return _triangle(_capi.tril, "tril", input, diagonal)
+    return _triangle(_C.tril, "tril", input, diagonal)
 
 
 def triu(input, diagonal=0):
-    return _triangle(_capi.triu, "triu", input, diagonal)
+    return _triangle(_C.triu, "triu", input, diagonal)
 
 
 def eye(n, m=None, *, dtype=None, device=None, k=0, requires_grad=False):
     from ._creation import _requiring
-    from ._tensor import _call
-    code = -1 if dtype is None else _types.as_dtype(dtype)._code
+    dt = None if dtype is None else _types.as_dtype(dtype)
     n = _operator.index(n)
     m = n if m is None else _operator.index(m)
-    return _requiring(_call(_capi.eye, _runtime(), n, m, _clamped_diagonal(k, _builtins.max(n, 0), _builtins.max(m, 0)), code,
-                            _as_device(device)), requires_grad)
+    k = _clamped_diagonal(k, _builtins.max(n, 0), _builtins.max(m, 0))
+    return _requiring(_C.eye(n, m, k, dt, _device_arg(device)), requires_grad)
 
 
 def prod(input, dim=None, keepdim=False, dtype=None):
@@ -516,13 +486,11 @@ def squeeze(input, dim=None):
 
 def broadcast_shapes(*shapes):
     """The shape all given shapes broadcast to (NumPy's rule)."""
-    from ._tensor import i64_array, shape_args
-    nd, out = _lib.c_int32(0), (_lib.c_int64 * _lib.MAX_DIMS)()
-    result = []
+    from ._tensor import shape_args
+    result = ()
     for s in shapes:
         s = shape_args((s,) if isinstance(s, (tuple, list)) else (_operator.index(s),))
-        _check(_capi.broadcast_shapes(len(result), i64_array(result), len(s), i64_array(s), nd, out))
-        result = list(out[:nd.value])
+        result = _C.broadcast_shapes(result, s)
     return Size(result)
 
 
@@ -542,7 +510,7 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
         raise NotImplementedError("tessera.set_printoptions supports precision and profile only, not " +
                                   ", ".join(unsupported))
     if precision is not None:
-        _check(_capi.set_print_precision(_runtime(), _operator.index(precision)))
+        _C.set_print_precision(_operator.index(precision))
 
 
 _MATMUL_PRECISIONS = ("highest", "high", "medium")  # tsr_matmul_precision's values, in order
@@ -557,12 +525,12 @@ def set_float32_matmul_precision(precision):
         raise TypeError("set_float32_matmul_precision expects a str, but got " + type(precision).__name__)
     if precision not in _MATMUL_PRECISIONS:
         raise ValueError("%r is not one of 'highest', 'high' or 'medium'" % precision)
-    _check(_capi.set_float32_matmul_precision(_runtime(), _MATMUL_PRECISIONS.index(precision)))
+    _C.set_float32_matmul_precision(_MATMUL_PRECISIONS.index(precision))
 
 
 def get_float32_matmul_precision():
     """The current float32 matmul precision: "highest", "high" or "medium"."""
-    return _MATMUL_PRECISIONS[_capi.get_float32_matmul_precision(_runtime())]
+    return _MATMUL_PRECISIONS[_C.get_float32_matmul_precision()]
 
 
 class _CudaMatmul:
@@ -585,9 +553,7 @@ class backends:  # noqa: N801  (torch.backends)
 
 def describe(as_json=False):
     """What the runtime loaded, from where, and its devices (tessera info)."""
-    p = _lib.c_void_p()
-    _check(_capi.runtime_describe(_runtime(), 1 if as_json else 0, p))
-    return _lib.take_string(p.value)
+    return _C.runtime_describe(bool(as_json))
 
 
 late.where = where  # Note [Layers of the package]

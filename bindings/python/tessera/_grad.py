@@ -1,23 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 """The glue between Tensor's autograd methods, tessera.autograd and the C
-engine (tessera/autograd.h): backward and grad calls, hooks as C callbacks,
-grad_fn's node objects.
+engine (tessera/autograd.h): backward and grad calls, hooks, grad_fn's
+node objects.
 
-A Python hook runs inside the C engine's backward, through one ctypes
-callback for every hook: its user data is a key into _HOOKS. An exception
-the hook raises is kept for the thread, the callback returns an error
-status, and the backward call that fails re-raises that exception, as
-torch does."""
-import itertools
-import threading
-from ctypes import c_int64, c_void_p
-
-from ._lib import GRAD_HOOK_FN, RELEASE_FN, AutogradOptions, C, error, struct_size
-from ._tensor import Tensor, late, wrap
-
-_HOOKS = {}  # user-data key -> the Python hook
-_KEYS = itertools.count(1)
-_pending = threading.local()  # the exception of the hook that failed on this thread
+A Python hook runs inside the C engine's backward through the extension's
+callback (Note [Python hooks in the C engine] in bindings/python/src/
+api_autograd.c): an exception the hook raises fails the backward call, which
+re-raises that exception, as torch does."""
+from . import _C
+from ._tensor import Tensor, late
 
 
 class Node:
@@ -41,27 +32,6 @@ class Node:
         return hash(self._name)
 
 
-@GRAD_HOOK_FN
-def _run_hook(key, grad, replacement):
-    try:
-        C.tensor_retain(grad)
-        result = _HOOKS[key](wrap(grad))
-        if result is not None:
-            if not isinstance(result, Tensor):
-                raise TypeError("a tensor hook must return a Tensor or None, not " + type(result).__name__)
-            C.tensor_retain(result._h)  # the runtime takes this reference over
-            replacement[0] = result._h
-        return 0
-    except BaseException as e:  # noqa: B902  (re-raised by the backward call)
-        _pending.error = e
-        return 1  # TSR_ERR_INVALID_ARGUMENT
-
-
-@RELEASE_FN
-def _release_hook(key):
-    _HOOKS.pop(key, None)
-
-
 class RemovableHandle:
     """register_hook's result: remove() takes the hook off again."""
     __slots__ = ("_tensor", "_id")
@@ -72,7 +42,10 @@ class RemovableHandle:
 
     def remove(self):
         if self._tensor is not None:
-            C.tensor_remove_hook(self._tensor._h, self._id)  # once; a second remove does nothing
+            try:
+                _C.tensor_remove_hook(self._tensor, self._id)  # once; a second remove does nothing
+            except RuntimeError:
+                pass  # a hook the runtime already let go (its tensor's record freed): nothing to remove
             self._tensor = None
 
     def __enter__(self):
@@ -85,14 +58,7 @@ class RemovableHandle:
 def register_hook(tensor, hook):
     if not tensor.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    key = next(_KEYS)
-    _HOOKS[key] = hook
-    handle = c_int64()
-    st = C.tensor_register_hook(tensor._h, _run_hook, key, _release_hook, handle)
-    if st:
-        _HOOKS.pop(key, None)
-        raise error(st)
-    return RemovableHandle(tensor, handle.value)
+    return RemovableHandle(tensor, _C.tensor_register_hook(tensor, hook))
 
 
 def _tensors(values, what):
@@ -105,25 +71,9 @@ def _tensors(values, what):
     return values
 
 
-def _array(tensors):
-    return (c_void_p * max(len(tensors), 1))(*[None if t is None else t._h for t in tensors])
-
-
-def _options(retain_graph, create_graph, allow_unused=False):
-    o = AutogradOptions()
-    o.struct_size = struct_size(AutogradOptions, "reserved")
-    o.retain_graph = -1 if retain_graph is None else int(bool(retain_graph))
-    o.create_graph = int(bool(create_graph))
-    o.allow_unused = int(bool(allow_unused))
-    return o
-
-
-def _raise(status):
-    e = getattr(_pending, "error", None)
-    _pending.error = None
-    if e is not None:
-        raise e
-    raise error(status)
+def _check_lengths(outs, grads):
+    if grads is not None and len(grads) < len(outs):  # more are ignored, as torch's zip does
+        raise RuntimeError("got %d tensors and %d gradients" % (len(outs), len(grads)))
 
 
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs):
@@ -133,11 +83,8 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs):
     ins = () if inputs is None else _tensors(inputs, "inputs")
     if inputs is not None and not ins:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    _pending.error = None
-    st = C.backward(len(outs), _array(outs), None if grads is None else _array(grads), len(ins), _array(ins),
-                    _options(retain_graph, create_graph))
-    if st:
-        _raise(st)
+    _check_lengths(outs, grads)
+    _C.backward(outs, grads, ins, retain_graph, create_graph)
 
 
 def run_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused):
@@ -145,13 +92,8 @@ def run_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_un
     outs = _tensors(outputs, "outputs")
     ins = _tensors(inputs, "inputs")
     grads = None if grad_outputs is None else _tensors(grad_outputs, "grad_outputs")
-    result = (c_void_p * max(len(ins), 1))()
-    _pending.error = None
-    st = C.grad(len(outs), _array(outs), None if grads is None else _array(grads), len(ins), _array(ins),
-                _options(retain_graph, create_graph, allow_unused), result)
-    if st:
-        _raise(st)
-    return tuple(wrap(result[i]) if result[i] else None for i in range(len(ins)))
+    _check_lengths(outs, grads)
+    return _C.grad(outs, grads, ins, retain_graph, create_graph, allow_unused)
 
 
 late.Node, late.register_hook, late.run_backward = Node, register_hook, run_backward  # Note [Layers of the package]

@@ -2,18 +2,20 @@
 """NumPy both ways without copies: from_numpy() wraps an array's memory,
 Tensor.numpy() wraps a CPU tensor's storage.
 
-Ownership: from_numpy hands the array to tsr_from_external with a deleter;
-the array is kept in _owners until the C side frees the storage (its last
-view goes), which runs the deleter exactly once. numpy() gives an array whose
-base is a small holder object referencing the Tensor, so the storage lives
-as long as the array does.
+Ownership: from_numpy hands the array, in a small _Owner, to
+tsr_from_external (_C.from_external), whose deleter drops it when the C side
+frees the storage (its last view goes), exactly once (Note [Owners of
+external memory] in src/api_interop.c). _owners names the owners alive,
+weakly, for inspection. numpy() gives an array whose base is a small holder
+object referencing the Tensor, so the storage lives as long as the array
+does.
 """
 import itertools
-from ctypes import c_void_p
+import weakref
 
-from ._lib import C, DELETER_FN, Device, error, runtime
-from ._tensor import _call, i64_array, late, wrap
-from ._types import DTYPES, as_device, device_of
+from . import _C
+from ._tensor import late
+from ._types import DTYPES, device, device_arg
 
 # NumPy dtype name -> tessera dtype code (no bfloat16 in NumPy).
 _FROM_NUMPY = {"float32": 0, "float64": 1, "float16": 2, "int8": 4, "uint8": 5, "int16": 6, "int32": 7,
@@ -28,14 +30,17 @@ _NEGATIVE = ("At least one stride in the given numpy array is negative, and tens
              "are not currently supported. (You can probably work around this by making a copy of your array "
              " with array.copy().) ")
 
-_owners = {}  # deleter context -> the array whose memory a storage wraps
+_owners = weakref.WeakValueDictionary()  # key -> the _Owner of an array whose memory a storage wraps
 _keys = itertools.count(1)
+_CPU = device("cpu")
 
 
-@DELETER_FN
-def _release_owner(ctx, data):
-    # Runs when the storage's last view goes (any thread; ctypes takes the GIL).
-    _owners.pop(ctx, None)
+class _Owner:
+    """What a storage over an array's memory holds: the array."""
+    __slots__ = ("array", "__weakref__")
+
+    def __init__(self, array):
+        self.array = array
 
 
 def numpy_dtype_to_tessera(np_dtype):
@@ -63,15 +68,11 @@ def from_numpy(a):
             raise ValueError("given numpy array strides not a multiple of the element byte size. "
                              "Copy the numpy array to reallocate the memory.")
         strides.append(s // item)
-    key = next(_keys)
-    _owners[key] = a
-    out = c_void_p()
-    # From this call on the deleter owns the reference in _owners, also on failure.
-    st = C.from_external(runtime(), a.__array_interface__["data"][0], a.ndim, i64_array(a.shape),
-                         i64_array(strides), 0, d._code, Device(1, 0), _release_owner, key, out)
-    if st:
-        raise error(st)
-    return wrap(out.value)
+    owner = _Owner(a)
+    # The storage holds the owner from this call on (also on failure: the deleter has then run).
+    t = _C.from_external(a.__array_interface__["data"][0], a.shape, strides, 0, d, _CPU, owner)
+    _owners[next(_keys)] = owner
+    return t
 
 
 def from_numpy_copy(a, dtype, device):
@@ -85,9 +86,8 @@ def from_numpy_copy(a, dtype, device):
             d = numpy_dtype_to_tessera(a.dtype)
         if d is None:
             raise TypeError(_UNSUPPORTED % a.dtype.name)
-    a = np.require(a, requirements="C")  # ascontiguousarray would make a 0-d array 1-d
-    t = _call(C.from_host, runtime(), a.__array_interface__["data"][0] if a.size else None, a.ndim,
-              i64_array(a.shape), d._code, as_device(device))
+    a = np.require(a, requirements="C")  # ascontiguousarray would make a 0-d array 1-d; from_host reads its buffer
+    t = _C.from_host(a, a.shape, d, device_arg(device))
     return t if dtype is None or dtype is d else t.to(dtype)
 
 
@@ -102,29 +102,25 @@ def to_numpy(t, force=False):
     say host_accessible: tsr_device_is_host_accessible). Others refuse, or
     copy to the cpu when force is true."""
     import numpy as np
-    h = t._h
-    dev = C.tensor_device(h)
-    if not C.device_is_host_accessible(runtime(), dev):
+    dev = t.device
+    if not _C.device_is_host_accessible(dev):
         if force:
             return to_numpy(t.to("cpu"))
         raise TypeError("can't convert %s device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
-                        "to host memory first." % device_of(dev))
-    code = C.tensor_dtype(h)
-    typestr = _TYPESTR.get(code)
+                        "to host memory first." % dev)
+    base, offset, dt, _, shape, strides = _C.tensor_describe(t)
+    typestr = _TYPESTR.get(dt._code)
     if typestr is None:
         raise TypeError("Got unsupported ScalarType BFloat16")
-    item = DTYPES[code].itemsize
-    n = C.tensor_ndim(h)
-    shape = tuple(C.tensor_shape(h)[:n])
-    strides = tuple(s * item for s in C.tensor_strides(h)[:n])
-    base = C.tensor_storage_data(h) or 0
+    item = dt.itemsize
+    strides = tuple(s * item for s in strides)
     if not base:  # no storage memory (zero elements): nothing to share
         return np.empty(shape, dtype=typestr)
     holder = _Holder()
     holder.tensor = t
     holder.__array_interface__ = {
         "version": 3, "typestr": typestr, "shape": shape, "strides": strides,
-        "data": (base + C.tensor_storage_offset(h) * item, False),
+        "data": (base + offset * item, False),
     }
     return np.asarray(holder)
 

@@ -9,9 +9,10 @@ except the handle itself.
 Note [The hot path]
   An operator on two tensors, or on a tensor and a Python float, int or
   bool, is the C type's number slot: one call of the C API and one object
-  allocated, no ctypes (bindings/python/src/_C.c). So are shape, ndim,
+  allocated (bindings/python/src/_C.c). So are shape, ndim,
   dtype and device. Other operands come to _binop and friends here, and the
-  methods still written in Python call the C API through ctypes (_lib).
+  methods written in Python call the extension's module functions over the
+  C API (Note [Module functions over the C API] in src/_C.h).
 
 Note [Layers of the package]
   The package's modules import in layers, each only from those below it,
@@ -28,15 +29,12 @@ Note [Layers of the package]
   when it is imported; `import tessera` imports them all before any Tensor
   can exist. Upward calls, never upward imports.
 """
-import ctypes
 import operator
 import struct
-from ctypes import c_int32, c_int64, c_void_p, create_string_buffer
 
-from . import _lib
 from . import _C  # the extension, which _lib has loaded (Note [The extension beside the library]); typed by _C.pyi
-from ._lib import C, MATH_FN, OP, SLICE_NONE, Scalar, check, error, take_string
-from ._types import DTYPES, Size, as_device, as_dtype, bool_, device_from, device_of, dtype, float32, float64
+from ._lib import MATH_FN, OP, SLICE_NONE, error
+from ._types import DTYPES, Size, as_dtype, bool_, device_arg, device_from, dtype, float32, float64
 
 # torch 1.13's warning on reading .grad of a non-leaf that does not retain it.
 _NON_LEAF_GRAD = ("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
@@ -55,19 +53,14 @@ class _Late:
 
 late = _Late()
 
-_new = _C.TensorBase.__new__
-_binary = C.binary
-_binary_scalar = C.binary_scalar
-_binary_ = C.binary_
-_binary_scalar_ = C.binary_scalar_
-_unary = C.unary
-_matmul = C.matmul
-_ndim = C.tensor_ndim
-_shape = C.tensor_shape
-_strides = C.tensor_strides
-_dtype = C.tensor_dtype
-_numel = C.tensor_numel
-_release = C.tensor_release  # for handles no Tensor owns yet (a Tensor's own: _C's dealloc)
+_binary = _C.binary
+_binary_scalar = _C.binary_scalar
+_binary_ = _C.binary_
+_binary_scalar_ = _C.binary_scalar_
+_unary = _C.unary
+_matmul = _C.matmul
+_dtype = _C.tensor_dtype
+_numel = _C.tensor_numel
 
 _ADD, _SUB, _MUL, _DIV = OP["add"], OP["sub"], OP["mul"], OP["div"]
 _MAXIMUM, _MINIMUM, _POW = OP["maximum"], OP["minimum"], OP["pow"]
@@ -75,15 +68,6 @@ _EQ, _NE, _LT, _LE, _GT, _GE = OP["eq"], OP["ne"], OP["lt"], OP["le"], OP["gt"],
 
 _I64_MIN, _I64_MAX = -(2 ** 63), 2 ** 63 - 1
 _STRUCT_FORMATS = ("f", "d", None, None, "b", "B", "h", "i", "q", "?", "H", "I", "Q", "ff", "dd")  # by dtype code
-_I64 = [c_int64 * n for n in range(_lib.MAX_DIMS + 1)]
-_I32 = [c_int32 * n for n in range(_lib.MAX_DIMS + 1)]
-
-
-def wrap(h):
-    """A Tensor owning the reference `h` (from an out-parameter)."""
-    t = _new(Tensor)
-    t._h = h
-    return t
 
 
 def _int_list(values, what):
@@ -108,68 +92,18 @@ def shape_args(args, what="size"):
     return _int_list(args, what)
 
 
-def i64_array(values):
-    n = len(values)
-    if n > _lib.MAX_DIMS:
-        return (c_int64 * n)(*values)  # the C side reports "too many dims"
-    return _I64[n](*values)
-
-
-# tsr_scalar values already built, by number: making one costs more than the
-# op's Python overhead. They are never mutated, so threads may share them.
-# 0.0 is left out (it would also answer for -0.0), and the cache stops
-# growing at _SCALAR_CACHE_MAX entries.
-_float_scalars = {}
-_int_scalars = {}
-_SCALAR_CACHE_MAX = 512
-
-
-def _float_scalar(v):
-    s = _float_scalars.get(v)
-    if s is None:
-        s = Scalar(0, 0, v, 0)
-        if v and len(_float_scalars) < _SCALAR_CACHE_MAX:
-            _float_scalars[v] = s
-    return s
-
-
 def scalar(v):
-    """A Python (or NumPy) number as a tsr_scalar; None when v is not one."""
+    """A Python (or NumPy) number as the Python number the extension passes
+    as a tsr_scalar (bool, int, float or complex); None when v is not one.
+    An int beyond int64 raises PyTorch's overflow error."""
     tv = type(v)
-    if tv is float:
-        s = _float_scalars.get(v)
-        return s if s is not None else _float_scalar(v)
+    if tv is float or tv is bool:
+        return v
     if tv is int:
-        s = _int_scalars.get(v)
-        if s is not None:
-            return s
         if _I64_MIN <= v <= _I64_MAX:
-            s = Scalar(1, 0, 0.0, v)
-            if len(_int_scalars) < _SCALAR_CACHE_MAX:
-                _int_scalars[v] = s
-            return s
+            return v
         raise RuntimeError("Overflow when unpacking long")
-    if tv is bool:
-        return Scalar(2, 0, 0.0, v)
     return _other_scalar(v)
-
-
-def complex_scalar(v):
-    """A complex number as a tsr_scalar of kind COMPLEX: `f` the real part,
-    `i` the bits of the imaginary part's double (tessera/scalar.h)."""
-    v = complex(v)
-    return Scalar(3, 0, v.real, struct.unpack("<q", struct.pack("<d", v.imag))[0])
-
-
-def scalar_value(s):
-    """The Python number a tsr_scalar holds (an INT as its int64 value)."""
-    if s.kind == 0:
-        return s.f
-    if s.kind == 2:
-        return s.i != 0
-    if s.kind == 3:
-        return complex(s.f, struct.unpack("<d", struct.pack("<q", s.i))[0])
-    return s.i
 
 
 _UINT64 = 12
@@ -180,30 +114,31 @@ def fill_scalar(v, code):
     [2^63, 2^64) goes into a uint64 tensor as its bits, which tsr_fill_
     wraps back (tessera.h); anywhere else it overflows, as in PyTorch."""
     if code == _UINT64 and isinstance(v, int) and not isinstance(v, bool) and 2 ** 63 <= int(v) < 2 ** 64:
-        return Scalar(1, 0, float(v), int(v) - 2 ** 64)
+        return int(v)
     return scalar(v)
 
 
 def _other_scalar(v):
+    """scalar() of subclasses and NumPy numbers: the Python number they act as."""
     if isinstance(v, bool):
-        return Scalar(2, 0, 0.0, int(v))
+        return bool(v)
     if isinstance(v, float):
-        return Scalar(0, 0, float(v), 0)
+        return float(v)
     if isinstance(v, int):
         return scalar(int(v))
     if isinstance(v, complex):
-        return complex_scalar(v)
+        return complex(v)
     mod = type(v).__module__
     if mod == "numpy":  # NumPy scalars act as the Python number they hold
         import numpy as np
         if isinstance(v, np.bool_):
-            return Scalar(2, 0, 0.0, int(v))
+            return bool(v)
         if isinstance(v, np.integer):
             return scalar(int(v))
         if isinstance(v, np.floating):
-            return Scalar(0, 0, float(v), 0)
+            return float(v)
         if isinstance(v, np.complexfloating):
-            return complex_scalar(v)
+            return complex(v)
     return None
 
 
@@ -222,59 +157,44 @@ def _scalar_with(b, t):
     try:
         return scalar(b)
     except RuntimeError:
-        return fill_scalar(b, _dtype(t._h))
+        return fill_scalar(b, _dtype(t))
 
 
 def _binop(op, a, b):
-    out = c_void_p()
     if type(b) is Tensor:
-        st = _binary(op, a._h, b._h, out)
-    else:
-        s = _scalar_with(b, a)
-        if s is not None:
-            st = _binary_scalar(op, a._h, s, 0, out)
-        else:
-            bt = as_tensor_operand(b, a)
-            if bt is None:
-                return NotImplemented
-            st = _binary(op, a._h, bt._h, out)
-    if st:
-        raise error(st)
-    t = _new(Tensor)
-    t._h = out.value
-    return t
+        return _binary(op, a, b)
+    s = _scalar_with(b, a)
+    if s is not None:
+        return _binary_scalar(op, a, s, False)
+    bt = as_tensor_operand(b, a)
+    if bt is None:
+        return NotImplemented
+    return _binary(op, a, bt)
 
 
 def _rbinop(op, a, b):
     """b (op) a, for a number or array b on the left."""
-    out = c_void_p()
     s = _scalar_with(b, a)
     if s is not None:
-        st = _binary_scalar(op, a._h, s, 1, out)
-    else:
-        bt = as_tensor_operand(b, a)
-        if bt is None:
-            return NotImplemented
-        st = _binary(op, bt._h, a._h, out)
-    if st:
-        raise error(st)
-    return wrap(out.value)
+        return _binary_scalar(op, a, s, True)
+    bt = as_tensor_operand(b, a)
+    if bt is None:
+        return NotImplemented
+    return _binary(op, bt, a)
 
 
 def _inplace(op, a, b):
     if type(b) is Tensor:
-        st = _binary_(op, a._h, b._h)
-    else:
-        s = _scalar_with(b, a)
-        if s is not None:
-            st = _binary_scalar_(op, a._h, s)
-        else:
-            bt = as_tensor_operand(b, a)
-            if bt is None:
-                return NotImplemented
-            st = _binary_(op, a._h, bt._h)
-    if st:
-        raise error(st)
+        _binary_(op, a, b)
+        return a
+    s = _scalar_with(b, a)
+    if s is not None:
+        _binary_scalar_(op, a, s)
+        return a
+    bt = as_tensor_operand(b, a)
+    if bt is None:
+        return NotImplemented
+    _binary_(op, a, bt)
     return a
 
 
@@ -285,24 +205,22 @@ def _binop_out(op, a, b, out):
     reversed_ = type(a) is not Tensor  # the number or array is on the left
     t, other = (b, a) if reversed_ else (a, b)
     if type(other) is Tensor:
-        st = C.binary_out(op, a._h, b._h, out._h)
+        _C.binary_out(op, a, b, out)
     elif scalar(other) is not None:
-        st = C.binary_scalar_out(op, t._h, scalar(other), int(reversed_), out._h)
+        _C.binary_scalar_out(op, t, scalar(other), reversed_, out)
     else:
         operand = as_tensor_operand(other, t)
         if operand is None:
             raise TypeError("unsupported operand for an op with out=: %s" % type(other).__name__)
-        other = operand
-        st = C.binary_out(op, other._h, t._h, out._h) if reversed_ else C.binary_out(op, t._h, other._h, out._h)
-    if st:
-        raise error(st)
+        if reversed_:
+            _C.binary_out(op, operand, t, out)
+        else:
+            _C.binary_out(op, t, operand, out)
     return out
 
 
 def _unop_out(op, a, out):
-    st = C.unary_out(op, a._h, out._h)
-    if st:
-        raise error(st)
+    _C.unary_out(op, a, out)
     return out
 
 
@@ -315,20 +233,7 @@ def _tensor_only(name, x, position):
 
 
 def _unop(op, a):
-    out = c_void_p()
-    st = _unary(op, a._h, out)
-    if st:
-        raise error(st)
-    return wrap(out.value)
-
-
-def _call(fn, *args):
-    """fn(*args, &out) -> Tensor, for the less frequent calls."""
-    out = c_void_p()
-    st = fn(*args, out)
-    if st:
-        raise error(st)
-    return wrap(out.value)
+    return _unary(op, a)
 
 
 def _dim_error(dim, n):
@@ -372,10 +277,10 @@ class UntypedStorage:
         self._t = t
 
     def data_ptr(self):
-        return C.tensor_storage_data(self._t._h) or 0
+        return _C.tensor_storage_data(self._t) or 0
 
     def nbytes(self):
-        return C.tensor_storage_nbytes(self._t._h)
+        return _C.tensor_storage_nbytes(self._t)
 
     size = nbytes
 
@@ -404,18 +309,16 @@ class Tensor(_C.TensorBase):
     # ---- metadata ------------------------------------------------------------
 
     def size(self, dim=None):
-        h = self._h
-        n = _ndim(h)
+        shape = self.shape
         if dim is None:
-            return Size(_shape(h)[:n])
-        return _shape(h)[self._wrap_dim(dim, n)]
+            return shape
+        return shape[self._wrap_dim(dim, len(shape))]
 
     def stride(self, dim=None):
-        h = self._h
-        n = _ndim(h)
+        strides = _C.tensor_strides(self)
         if dim is None:
-            return tuple(_strides(h)[:n])
-        return _strides(h)[self._wrap_dim(dim, n)]
+            return strides
+        return strides[self._wrap_dim(dim, len(strides))]
 
     @staticmethod
     def _wrap_dim(dim, n):
@@ -426,98 +329,96 @@ class Tensor(_C.TensorBase):
         return dim + m if dim < 0 else dim
 
     def storage_offset(self):
-        return C.tensor_storage_offset(self._h)
+        return _C.tensor_storage_offset(self)
 
     def is_contiguous(self):
-        return C.tensor_is_contiguous(self._h) != 0
+        return _C.tensor_is_contiguous(self) != 0
 
     def numel(self):
-        return _numel(self._h)
+        return _numel(self)
 
     nelement = numel
 
     def dim(self):
-        return _ndim(self._h)
+        return self.ndim
 
     ndimension = dim
 
     @property
     def is_cuda(self):
-        return C.tensor_device(self._h).type == 2
+        return self.device.type == "cuda"
 
     @property
     def is_cpu(self):
-        return C.tensor_device(self._h).type == 1
+        return self.device.type == "cpu"
 
     # ---- autograd (tessera/autograd.h; the engine's glue is _grad.py) ---------
 
     @property
     def requires_grad(self):
-        return bool(C.tensor_requires_grad(self._h))
+        return bool(_C.tensor_requires_grad(self))
 
     @requires_grad.setter
     def requires_grad(self, value):
         if value and not (self.is_floating_point() or self.is_complex()):  # torch words the setter's own way
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
-        check(C.tensor_set_requires_grad(self._h, bool(value)))
+        _C.tensor_set_requires_grad(self, bool(value))
 
     def requires_grad_(self, requires_grad=True):
-        check(C.tensor_set_requires_grad(self._h, bool(requires_grad)))
+        _C.tensor_set_requires_grad(self, bool(requires_grad))
         return self
 
     @property
     def is_leaf(self):
-        return bool(C.tensor_is_leaf(self._h))
+        return bool(_C.tensor_is_leaf(self))
 
     @property
     def grad(self):
-        if not C.tensor_is_leaf(self._h) and not C.tensor_retains_grad(self._h):
+        if not _C.tensor_is_leaf(self) and not _C.tensor_retains_grad(self):
             import warnings
             warnings.warn(_NON_LEAF_GRAD, UserWarning, stacklevel=2)
-        out = c_void_p()
-        check(C.tensor_grad(self._h, out))
-        return wrap(out.value) if out.value else None
+        return _C.tensor_grad(self)
 
     @grad.setter
     def grad(self, value):
         if value is not None and not isinstance(value, Tensor):
             raise TypeError("assigned grad expected to be a Tensor or None but got grad of type"  # sic, torch's
                             + type(value).__name__)
-        check(C.tensor_set_grad(self._h, None if value is None else value._h))
+        _C.tensor_set_grad(self, None if value is None else value)
 
     @grad.deleter
     def grad(self):
-        check(C.tensor_set_grad(self._h, None))
+        _C.tensor_set_grad(self, None)
 
     @property
     def grad_fn(self):
-        name = C.tensor_grad_fn_name(self._h)
+        name = _C.tensor_grad_fn_name(self)
         if name is None:
             return None
-        return late.Node(name.decode())
+        return late.Node(name)
 
     def retain_grad(self):
-        check(C.tensor_retain_grad(self._h))
+        _C.tensor_retain_grad(self)
 
     @property
     def retains_grad(self):
-        return bool(C.tensor_retains_grad(self._h))
+        return bool(_C.tensor_retains_grad(self))
 
     @property
     def _version(self):
-        return C.tensor_version(self._h)
+        return _C.tensor_version(self)
 
     def detach(self):
-        return _call(C.detach, self._h)
+        return _C.detach(self)
 
     def detach_(self):
-        check(C.detach_(self._h))
+        _C.detach_(self)
         return self
 
     @property
     def data(self):
         """torch's .data: a new view of the same storage that requires no grad."""
-        return _call(C.detach, self._h)
+        return _C.detach(self)
 
     @data.setter
     def data(self, value):
@@ -528,15 +429,13 @@ class Tensor(_C.TensorBase):
         other), else it is dropped; a non-leaf becomes a leaf."""
         if not isinstance(value, Tensor):
             raise TypeError("Variable data has to be a tensor, but got %s" % type(value).__name__)
-        new = _call(C.detach, value._h)
-        if C.tensor_is_leaf(self._h) and C.tensor_requires_grad(self._h):
-            check(C.tensor_set_requires_grad(new._h, 1))
-        g = c_void_p()
-        check(C.tensor_grad(self._h, g))
-        if g.value:
-            grad = wrap(g.value)
+        new = _C.detach(value)
+        if _C.tensor_is_leaf(self) and _C.tensor_requires_grad(self):
+            _C.tensor_set_requires_grad(new, True)
+        grad = _C.tensor_grad(self)
+        if grad is not None:
             if grad.shape == new.shape and grad.dtype == new.dtype and grad.device == new.device:
-                check(C.tensor_set_grad(new._h, grad._h))
+                _C.tensor_set_grad(new, grad)
         self._h, new._h = new._h, self._h  # `new` releases the old handle
 
     def register_hook(self, hook):
@@ -546,24 +445,24 @@ class Tensor(_C.TensorBase):
         late.run_backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs)
 
     def element_size(self):
-        return C.tensor_element_size(self._h)
+        return _C.tensor_element_size(self)
 
     def is_floating_point(self):
-        return DTYPES[_dtype(self._h)].is_floating_point
+        return DTYPES[_dtype(self)].is_floating_point
 
     def is_complex(self):
-        return DTYPES[_dtype(self._h)].is_complex
+        return DTYPES[_dtype(self)].is_complex
 
     @property
     def real(self):
         """The real part: a view of a complex tensor's storage (torch.real),
         the tensor itself for a real one."""
-        return _call(C.real, self._h)
+        return _C.real(self)
 
     @property
     def imag(self):
         """The imaginary part of a complex tensor: a view of its storage."""
-        return _call(C.imag, self._h)
+        return _C.imag(self)
 
     def conj(self):
         """The complex conjugate (a copy; of a real tensor, a copy of it)."""
@@ -581,31 +480,25 @@ class Tensor(_C.TensorBase):
         return UntypedStorage(self)
 
     def data_ptr(self):
-        h = self._h
-        return (C.tensor_storage_data(h) or 0) + C.tensor_storage_offset(h) * C.tensor_element_size(h)
+        return _C.tensor_storage_data(self) + _C.tensor_storage_offset(self) * _C.tensor_element_size(self)
 
     def _alias(self):
         """A new Tensor object on the same handle (x[...], detach)."""
-        C.tensor_retain(self._h)
-        return wrap(self._h)
+        return _C.alias(self)
 
     # ---- printing ------------------------------------------------------------
 
     def __repr__(self):
-        p = c_void_p()
-        check(C.format(self._h, p))
-        return take_string(p.value)
+        return _C.format(self)
 
     __str__ = __repr__
 
     def layout_picture(self):
         """The storage strip, the cells this view reads and their order."""
-        p = c_void_p()
-        check(C.format_layout(self._h, p))
-        return take_string(p.value)
+        return _C.format_layout(self)
 
     def __format__(self, spec):
-        if _ndim(self._h) == 0:
+        if self.ndim == 0:
             return format(self.item(), spec)
         if spec:
             raise TypeError("unsupported format string passed to Tensor.__format__")
@@ -614,14 +507,10 @@ class Tensor(_C.TensorBase):
     # ---- values ----------------------------------------------------------------
 
     def item(self):
-        s = Scalar()
-        check(C.item(self._h, s))
-        if s.kind == 1 and _dtype(self._h) == _UINT64:  # tsr_item: i holds the bits
-            return s.i % 2 ** 64
-        return scalar_value(s)
+        return _C.item(self)
 
     def _one_value(self):
-        if _numel(self._h) != 1:
+        if _numel(self) != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return self.item()
 
@@ -635,12 +524,12 @@ class Tensor(_C.TensorBase):
         return int(self._one_value())
 
     def __index__(self):
-        if _dtype(self._h) not in (4, 5, 6, 7, 8, 9, 10, 11, 12) or _numel(self._h) != 1:
+        if _dtype(self) not in (4, 5, 6, 7, 8, 9, 10, 11, 12) or _numel(self) != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
     def __bool__(self):
-        n = _numel(self._h)
+        n = _numel(self)
         if n != 1:
             if n == 0:
                 raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
@@ -648,42 +537,38 @@ class Tensor(_C.TensorBase):
         return bool(self.item())
 
     def __len__(self):
-        h = self._h
-        if _ndim(h) == 0:
+        shape = self.shape
+        if not shape:
             raise TypeError("len() of a 0-d tensor")
-        return _shape(h)[0]
+        return shape[0]
 
     def __iter__(self):
-        h = self._h
-        if _ndim(h) == 0:
+        shape = self.shape
+        if not shape:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(_shape(h)[0]))
+        return (self[i] for i in range(shape[0]))
 
     __hash__ = object.__hash__
 
     def tolist(self):
-        h = self._h
-        code = _dtype(h)
+        code = _dtype(self)
         t = self
         if code in (2, 3):  # float16, bfloat16: exact in float32
             t = self.to(float32)
             code = 0
-        n = _numel(h)
+        n = _numel(self)
         fmt = _STRUCT_FORMATS[code]
-        size = DTYPES[code].itemsize
-        buf = create_string_buffer(max(n * size, 1))
-        check(C.read(t._h, buf, n * size))
+        raw = _C.read(t)
         if len(fmt) == 2:  # complex: (real, imaginary) pairs
-            parts = struct.unpack("<%d%s" % (2 * n, fmt[0]), buf.raw[:n * size])
+            parts = struct.unpack("<%d%s" % (2 * n, fmt[0]), raw)
             flat = [complex(parts[2 * i], parts[2 * i + 1]) for i in range(n)]
         else:
-            flat = list(struct.unpack("<%d%s" % (n, fmt), buf.raw[:n * size]))
-        shape = list(_shape(h)[:_ndim(h)])
-        return _nest(flat, shape)
+            flat = list(struct.unpack("<%d%s" % (n, fmt), raw))
+        return _nest(flat, list(self.shape))
 
     def numpy(self, force=False):
         to_numpy = late.to_numpy
-        if C.tensor_requires_grad(self._h):
+        if _C.tensor_requires_grad(self):
             if not force:
                 raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                    "instead.")
@@ -695,12 +580,12 @@ class Tensor(_C.TensorBase):
         return a if dtype is None else a.astype(dtype, copy=False)
 
     def __dlpack__(self, stream=None):
-        if C.tensor_requires_grad(self._h):
+        if _C.tensor_requires_grad(self):
             raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
         return late.to_dlpack(self, stream)
 
     def __dlpack_device__(self):
-        return late.dlpack_device(C.tensor_device(self._h))
+        return late.dlpack_device(self.device)
 
     # ---- views -------------------------------------------------------------------
 
@@ -708,14 +593,14 @@ class Tensor(_C.TensorBase):
         if len(shape) == 1 and isinstance(shape[0], dtype):
             raise TypeError("view(dtype) is not supported by tessera")
         s = shape_args(shape, "view(): argument 'size'")
-        return _call(C.view, self._h, len(s), i64_array(s))
+        return _C.view(self, s)
 
     def view_as(self, other):
         return self.view(other.shape)
 
     def reshape(self, *shape):
         s = shape_args(shape, "reshape(): argument 'shape'")
-        return _call(C.reshape, self._h, len(s), i64_array(s))
+        return _C.reshape(self, s)
 
     def reshape_as(self, other):
         return self.reshape(other.shape)
@@ -723,24 +608,23 @@ class Tensor(_C.TensorBase):
     @property
     def T(self):
         """All dims reversed: a permute, as PyTorch 1.13's (PermuteBackward0)."""
-        n = _ndim(self._h)
-        return _call(C.permute, self._h, n, (c_int32 * max(n, 1))(*range(n - 1, -1, -1)))
+        return _C.permute(self, range(self.ndim - 1, -1, -1))
 
     @property
     def mT(self):
         """The last two dims swapped (a view), as torch's Tensor.mT."""
-        if _ndim(self._h) < 2:
+        if self.ndim < 2:
             raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got %d-D tensor."
-                               % _ndim(self._h))
+                               % self.ndim)
         return self.transpose(-2, -1)
 
     @property
     def mH(self):
         """The conjugate transpose of the last two dims: mT, conjugated (a
         copy) where the dtype is complex."""
-        if _ndim(self._h) < 2:
+        if self.ndim < 2:
             raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. Got %d-D tensor."
-                               % _ndim(self._h))
+                               % self.ndim)
         return self.conj().transpose(-2, -1) if self.is_complex() else self.transpose(-2, -1)
 
     def adjoint(self):
@@ -749,83 +633,76 @@ class Tensor(_C.TensorBase):
     @property
     def H(self):
         """The conjugate transpose of a matrix (2-D only, as torch's)."""
-        if _ndim(self._h) != 2:
+        if self.ndim != 2:
             raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got %d-D tensor."
-                               % _ndim(self._h))
+                               % self.ndim)
         return self.mH
 
     def t(self):
-        n = _ndim(self._h)
+        n = self.ndim
         if n > 2:
             raise RuntimeError("t() expects a tensor with <= 2 dimensions, but self is %dD" % n)
-        return _call(C.t, self._h)
+        return _C.t(self)
 
     def transpose(self, dim0, dim1):
-        return _call(C.transpose, self._h, operator.index(dim0), operator.index(dim1))
+        return _C.transpose(self, operator.index(dim0), operator.index(dim1))
 
     swapaxes = transpose
 
     def permute(self, *dims):
         d = shape_args(dims, "permute(): argument 'dims'")
-        return _call(C.permute, self._h, len(d), (c_int32 * len(d))(*d))
+        return _C.permute(self, d)
 
     def unsqueeze(self, dim):
-        return _call(C.unsqueeze, self._h, operator.index(dim))
+        return _C.unsqueeze(self, operator.index(dim))
 
     def squeeze(self, dim=None):
         if dim is None:
-            return _call(C.squeeze_all, self._h)
-        return _call(C.squeeze, self._h, operator.index(dim))
+            return _C.squeeze_all(self)
+        return _C.squeeze(self, operator.index(dim))
 
     def expand(self, *sizes):
         s = shape_args(sizes, "expand(): argument 'size'")
-        return _call(C.expand, self._h, len(s), i64_array(s))
+        return _C.expand(self, s)
 
     def expand_as(self, other):
         return self.expand(other.shape)
 
     def flatten(self, start_dim=0, end_dim=-1):
-        return _call(C.flatten, self._h, operator.index(start_dim), operator.index(end_dim))
+        return _C.flatten(self, operator.index(start_dim), operator.index(end_dim))
 
     def as_strided(self, size, stride, storage_offset=None):
         size, stride = _int_list(size, "size"), _int_list(stride, "stride")
         if len(size) != len(stride):
             raise RuntimeError("mismatch in length of strides and shape")
         off = self.storage_offset() if storage_offset is None else operator.index(storage_offset)
-        return _call(C.as_strided, self._h, len(size), i64_array(size), i64_array(stride), off)
+        return _C.as_strided(self, size, stride, off)
 
     # ---- copies ----------------------------------------------------------------
 
     def _same_or_new(self, out):
-        """PyTorch returns self (not a new object) when nothing changed."""
-        if out.value == self._h:
-            _release(out.value)
-            return self
-        return wrap(out.value)
+        """PyTorch returns self (not a new object) when nothing changed: a
+        result on self's own handle is dropped (releasing its reference)."""
+        return self if out._h == self._h else out
 
     def contiguous(self):
-        out = c_void_p()
-        check(C.contiguous(self._h, out))
-        return self._same_or_new(out)
+        return self._same_or_new(_C.contiguous(self))
 
     def clone(self):
-        return _call(C.clone, self._h)
+        return _C.clone(self)
 
     def to(self, *args, **kwargs):
         dt, dev, copy = _parse_to(args, kwargs)
-        out = c_void_p()
-        code = _dtype(self._h) if dt is None else dt._code
-        c_dev = C.tensor_device(self._h) if dev is None else as_device(dev)
-        check(C.to(self._h, code, c_dev, out))
+        out = _C.to(self, self.dtype if dt is None else dt, self.device if dev is None else device_arg(dev))
         r = self._same_or_new(out)
         if copy and r is self:
             return self.clone()
         return r
 
     def _cast(self, d):
-        if _dtype(self._h) == d._code:
+        if self.dtype is d:
             return self
-        return _call(C.to_dtype, self._h, d._code)
+        return _C.to_dtype(self, d)
 
     def float(self):
         return self._cast(float32)
@@ -874,30 +751,30 @@ class Tensor(_C.TensorBase):
         if isinstance(value, Tensor):
             if _same_layout(view, value):
                 return  # x[k] op= v hands back the view itself: already written
-            check(C.copy_(view._h, value._h))
+            _C.copy_(view, value)
             return
-        s = fill_scalar(value, _dtype(view._h))
+        s = fill_scalar(value, _dtype(view))
         if s is not None:
-            check(C.fill_(view._h, s))
+            _C.fill_(view, s)
             return
         src = late.tensor(value, dtype=view.dtype, device=view.device)
-        check(C.copy_(view._h, src._h))
+        _C.copy_(view, src)
 
     # ---- in-place ----------------------------------------------------------------
 
     def copy_(self, src, non_blocking=False):
         if not isinstance(src, Tensor):
             raise TypeError("copy_(): argument 'src' must be Tensor, not %s" % type(src).__name__)
-        check(C.copy_(self._h, src._h))
+        _C.copy_(self, src)
         return self
 
     def fill_(self, value):
         if isinstance(value, Tensor):
             value = value.item()
-        s = fill_scalar(value, _dtype(self._h))
+        s = fill_scalar(value, _dtype(self))
         if s is None:
             raise TypeError("fill_(): argument 'value' must be Number, not %s" % type(value).__name__)
-        check(C.fill_(self._h, s))
+        _C.fill_(self, s)
         return self
 
     def zero_(self):
@@ -938,7 +815,7 @@ class Tensor(_C.TensorBase):
         return _inplace(_GE, self, other)
 
     def _unary_(self, name):
-        check(C.unary_(OP[name], self._h))
+        _C.unary_(OP[name], self)
         return self
 
     def neg_(self):
@@ -972,11 +849,7 @@ class Tensor(_C.TensorBase):
             other = as_tensor_operand(other, self)
             if other is None:
                 return NotImplemented
-        out = c_void_p()
-        st = _matmul(self._h, other._h, out)
-        if st:
-            raise error(st)
-        return wrap(out.value)
+        return _matmul(self, other)
 
     def __rmatmul__(self, other):
         other = as_tensor_operand(other, self)
@@ -1073,7 +946,7 @@ class Tensor(_C.TensorBase):
             if max is not None:
                 x = where(x > max, max, x)
             return x
-        if not C.tensor_requires_grad(self._h) or any(isinstance(b, Tensor) and b.requires_grad for b in (min, max)):
+        if not _C.tensor_requires_grad(self) or any(isinstance(b, Tensor) and b.requires_grad for b in (min, max)):
             return chain(self)
         inside = None
         for keep in ((self >= min) if min is not None else None, (self <= max) if max is not None else None):
@@ -1092,19 +965,19 @@ class Tensor(_C.TensorBase):
         input computes in float32, as torch's."""
         x = self if self.is_floating_point() else self.float()
         dims = _int_list([dim] if not isinstance(dim, (tuple, list)) else list(dim), "dim")
-        return _call(C.logsumexp, x._h, len(dims), (c_int32 * max(len(dims), 1))(*dims), int(bool(keepdim)))
+        return _C.logsumexp(x, dims, keepdim)
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
         """torch's Tensor.diagonal: a view (tsr_diagonal)."""
-        return _call(C.diagonal, self._h, operator.index(offset), operator.index(dim1), operator.index(dim2))
+        return _C.diagonal(self, operator.index(offset), operator.index(dim1), operator.index(dim2))
 
     def softmax(self, dim, dtype=None):
         x = self if dtype is None else self.to(dtype)
-        return _call(C.softmax, x._h, operator.index(dim))
+        return _C.softmax(x, operator.index(dim))
 
     def log_softmax(self, dim, dtype=None):
         x = self if dtype is None else self.to(dtype)
-        return _call(C.log_softmax, x._h, operator.index(dim))
+        return _C.log_softmax(x, operator.index(dim))
 
     def amax(self, dim=(), keepdim=False):
         """torch.amax: the max over dim (all dims for ()), ties sharing the gradient."""
@@ -1128,7 +1001,7 @@ class Tensor(_C.TensorBase):
         return _unop(22, self)
 
     def _math(self, name):
-        return _call(C.math, MATH_FN[name], self._h)
+        return _C.math(MATH_FN[name], self)
 
     def sin(self):
         return self._math("sin")
@@ -1219,7 +1092,7 @@ class Tensor(_C.TensorBase):
 
     def bitwise_not(self):
         """~x: XOR with all ones (-1 wraps to every bit set; True for bool)."""
-        return _binop(OP["bitwise_xor"], self, True if _dtype(self._h) == 9 else -1)
+        return _binop(OP["bitwise_xor"], self, True if _dtype(self) == 9 else -1)
 
     def logaddexp(self, other):
         return _binop(OP["logaddexp"], self, other)
@@ -1228,11 +1101,9 @@ class Tensor(_C.TensorBase):
 
     def _reduce(self, op, dim, keepdim):
         if dim is None:
-            return _call(C.reduce, op, self._h, 0, None, int(bool(keepdim)))
+            return _C.reduce(op, self, (), keepdim)
         dims = [dim] if not isinstance(dim, (tuple, list)) else list(dim)
-        dims = _int_list(dims, "dim")
-        return _call(C.reduce, op, self._h, len(dims), (c_int32 * max(len(dims), 1))(*dims),
-                     int(bool(keepdim)))
+        return _C.reduce(op, self, _int_list(dims, "dim"), keepdim)
 
     def sum(self, dim=None, keepdim=False, dtype=None):
         t = self if dtype is None else self.to(dtype)
@@ -1248,7 +1119,7 @@ class Tensor(_C.TensorBase):
         if dim is None:
             return self._reduce(26, None, False)
         # bool has no argmax kernel (PyTorch neither) but max(dim) has indices.
-        key = self._cast(DTYPES[5]) if _dtype(self._h) == 9 else self
+        key = self._cast(DTYPES[5]) if _dtype(self) == 9 else self
         indices = key._reduce(28, dim, keepdim)
         return _MaxResult((self._extremum_values(26, dim, keepdim, indices), indices))
 
@@ -1258,7 +1129,7 @@ class Tensor(_C.TensorBase):
         if dim is None:
             return self._reduce(27, None, False)
         # bool has no argmin kernel (PyTorch neither) but min(dim) has indices.
-        key = self._cast(DTYPES[5]) if _dtype(self._h) == 9 else self
+        key = self._cast(DTYPES[5]) if _dtype(self) == 9 else self
         indices = key._reduce(OP["argmin"], dim, keepdim)
         return _MinResult((self._extremum_values(27, dim, keepdim, indices), indices))
 
@@ -1267,7 +1138,7 @@ class Tensor(_C.TensorBase):
         requires grad, the elements at the returned indices, so that the
         gradient goes to them alone (PyTorch's rule; amax shares it among
         ties)."""
-        if not C.tensor_requires_grad(self._h) or not C.is_grad_enabled():
+        if not _C.tensor_requires_grad(self) or not _C.is_grad_enabled():
             return self._reduce(op, dim, keepdim)
         at = indices if keepdim else indices.unsqueeze(dim)
         values = self.gather(dim, at)
@@ -1277,34 +1148,31 @@ class Tensor(_C.TensorBase):
         return self._reduce(28, dim, keepdim)
 
     def argmin(self, dim=None, keepdim=False):
-        if _dtype(self._h) == 9:
+        if _dtype(self) == 9:
             raise RuntimeError("argmin: not supported for dtype bool")
         return self._reduce(OP["argmin"], dim, keepdim)
 
     # ---- index ops (ABI 1.5) --------------------------------------------------
 
     def cumsum(self, dim, dtype=None):
-        code = -1 if dtype is None else as_dtype(dtype)._code
-        return _call(C.cumsum, self._h, int(dim), code)
+        return _C.cumsum(self, int(dim), None if dtype is None else as_dtype(dtype))
 
     def gather(self, dim, index):
-        return _call(C.gather, self._h, int(dim), _tensor_only("gather", index, 2)._h)
+        return _C.gather(self, int(dim), _tensor_only("gather", index, 2))
 
     def index_select(self, dim, index):
-        return _call(C.take, self._h, _tensor_only("index_select", index, 2)._h, int(dim))
+        return _C.take(self, _tensor_only("index_select", index, 2), int(dim))
 
     def take(self, index):
         """torch.take: the elements of the flattened tensor at `index`, in index's shape."""
         index = _tensor_only("take", index, 1)
         x, i = self.reshape(-1), index.reshape(-1)  # held: the handles must outlive the call
-        return _call(C.take, x._h, i._h, 0).reshape(index.shape)
+        return _C.take(x, i, 0).reshape(index.shape)
 
     def _scatter(self, dim, index, src, add):
         if not isinstance(src, Tensor):  # a number: as torch's scatter_(dim, index, value)
             src = late.full(tuple(index.shape), src, dtype=self.dtype, device=self.device)
-        st = C.scatter_(self._h, int(dim), _tensor_only("scatter", index, 2)._h, src._h, int(add))
-        if st:
-            raise error(st)
+        _C.scatter_(self, int(dim), _tensor_only("scatter", index, 2), src, add)
         return self
 
     def scatter_(self, dim, index, src, reduce=None):
@@ -1322,20 +1190,14 @@ class Tensor(_C.TensorBase):
         return self.clone().scatter_add_(dim, index, src)
 
     def nonzero(self, *, as_tuple=False):
-        rows = _call(C.nonzero, self._h)
+        rows = _C.nonzero(self)
         if not as_tuple:
             return rows
         return tuple(rows[:, d] for d in range(max(self.dim(), 1)))
 
     def _sort(self, dim, descending, stable, want_values, want_indices):
-        o = _lib.SortOptions()
-        o.struct_size = ctypes.sizeof(_lib.SortOptions)
-        o.dim, o.descending, o.stable = int(dim), int(bool(descending)), int(bool(stable))
-        v, i = c_void_p(), c_void_p()
-        st = C.sort(self._h, ctypes.byref(o), v if want_values else None, i if want_indices else None)
-        if st:
-            raise error(st)
-        return (wrap(v.value) if want_values else None), (wrap(i.value) if want_indices else None)
+        values, indices = _C.sort(self, int(dim), descending, stable)
+        return (values if want_values else None), (indices if want_indices else None)
 
     def sort(self, dim=-1, descending=False, stable=False):
         return _SortResult(self._sort(dim, descending, stable, True, True))
@@ -1349,7 +1211,7 @@ class Tensor(_C.TensorBase):
     def flip(self, *dims):
         dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (tuple, list)) else dims
         dims = _int_list(list(dims), "dims")
-        return _call(C.flip, self._h, len(dims), (c_int64 * max(len(dims), 1))(*dims))
+        return _C.flip(self, dims)
 
     def prod(self, dim=None, keepdim=False, dtype=None):
         t = self if dtype is None else self.to(dtype)
@@ -1358,15 +1220,10 @@ class Tensor(_C.TensorBase):
     def _variance(self, op, dim, unbiased, keepdim, correction):
         if correction is None:
             correction = 1 if unbiased else 0
-        o = _lib.ReduceOptions()
-        o.struct_size = ctypes.sizeof(_lib.ReduceOptions)
+        dims = ()
         if dim is not None:
             dims = _int_list([dim] if not isinstance(dim, (tuple, list)) else list(dim), "dim")
-            o.dims = (c_int32 * max(len(dims), 1))(*dims)
-            o.num_dims = len(dims)
-        o.keepdim = int(bool(keepdim))
-        o.correction = float(correction)
-        return _call(C.reduce_ex, op, self._h, ctypes.byref(o))
+        return _C.reduce(op, self, dims, keepdim, float(correction))
 
     def var(self, dim=None, unbiased=True, keepdim=False, *, correction=None):
         return self._variance(OP["var"], dim, unbiased, keepdim, correction)
@@ -1396,14 +1253,12 @@ def _nest(flat, shape):
 
 
 def _same_layout(a, b):
-    ha, hb = a._h, b._h
-    if ha == hb:
+    if a._h == b._h:
         return True
-    n = _ndim(ha)
-    return (n == _ndim(hb) and C.tensor_storage_data(ha) == C.tensor_storage_data(hb)
-            and C.tensor_storage_offset(ha) == C.tensor_storage_offset(hb)
-            and _dtype(ha) == _dtype(hb)
-            and _shape(ha)[:n] == _shape(hb)[:n] and _strides(ha)[:n] == _strides(hb)[:n])
+    ha, hb = a, b
+    return (ha.shape == hb.shape and _C.tensor_storage_data(ha) == _C.tensor_storage_data(hb)
+            and _C.tensor_storage_offset(ha) == _C.tensor_storage_offset(hb)
+            and _dtype(ha) == _dtype(hb) and _C.tensor_strides(ha) == _C.tensor_strides(hb))
 
 
 def _parse_to(args, kwargs):
@@ -1444,7 +1299,7 @@ def _as_int_index(k):
     """An int for an index that is an integer (int, NumPy int, 0-dim
     integral Tensor), else None."""
     if isinstance(k, Tensor):
-        if _ndim(k._h) == 0 and _dtype(k._h) in (4, 5, 6, 7, 8, 10, 11, 12):
+        if k.ndim == 0 and _dtype(k) in (4, 5, 6, 7, 8, 10, 11, 12):
             return k.item()
         return None
     if isinstance(k, bool) or type(k).__name__ == "bool_":
@@ -1469,8 +1324,7 @@ def _index(t, key):
     skips; each step is one view call on the C side."""
     if type(key) is not tuple:
         key = (key,)
-    h = t._h
-    ndim = _ndim(h)
+    ndim = t.ndim
     consumed = 0
     ellipsis = False
     for k in key:
@@ -1486,51 +1340,35 @@ def _index(t, key):
         if ndim == 0:
             raise IndexError(_ZERO_DIM_INDEX)
         raise IndexError("too many indices for tensor of dimension %d" % ndim)
-    cur = h
-    owned = False
+    cur = t
     d = 0
-    out = c_void_p()
-    try:
-        for k in key:
-            if type(k) is slice:
-                step = 1 if k.step is None else operator.index(k.step)
-                if step == 0:
-                    raise ValueError("slice step cannot be zero")
-                if step < 0:
-                    raise ValueError("step must be greater than zero")
-                if k.start is None and k.stop is None and step == 1:
-                    d += 1
-                    continue
-                start = SLICE_NONE if k.start is None else _clamp64(k.start)
-                stop = SLICE_NONE if k.stop is None else _clamp64(k.stop)
-                st = C.slice(cur, d, start, stop, step, out)
+    for k in key:
+        if type(k) is slice:
+            step = 1 if k.step is None else operator.index(k.step)
+            if step == 0:
+                raise ValueError("slice step cannot be zero")
+            if step < 0:
+                raise ValueError("step must be greater than zero")
+            if k.start is None and k.stop is None and step == 1:
                 d += 1
-            elif k is None or k is True:
-                st = C.unsqueeze(cur, d, out)
-                d += 1
-            elif k is Ellipsis:
-                d += ndim - consumed
                 continue
-            else:
-                i = _as_int_index(k)
-                if i is None:
-                    raise IndexError(_bad_index(k))
-                if not _I64_MIN <= i <= _I64_MAX:
-                    raise RuntimeError("Overflow when unpacking long")  # torch's words; ctypes would wrap it
-                st = C.select(cur, d, i, out)
-            if st:
-                raise error(st)
-            if owned:
-                _release(cur)
-            cur = out.value
-            owned = True
-    except BaseException:
-        if owned:
-            _release(cur)
-        raise
-    if not owned:
-        C.tensor_retain(h)
-    return wrap(cur)
+            start = SLICE_NONE if k.start is None else _clamp64(k.start)
+            stop = SLICE_NONE if k.stop is None else _clamp64(k.stop)
+            cur = _C.slice(cur, d, start, stop, step)
+            d += 1
+        elif k is None or k is True:
+            cur = _C.unsqueeze(cur, d)
+            d += 1
+        elif k is Ellipsis:
+            d += ndim - consumed
+        else:
+            i = _as_int_index(k)
+            if i is None:
+                raise IndexError(_bad_index(k))
+            if not _I64_MIN <= i <= _I64_MAX:
+                raise RuntimeError("Overflow when unpacking long")  # torch's words
+            cur = _C.select(cur, d, i)
+    return _C.alias(t) if cur is t else cur
 
 
 def _advanced_key(key):

@@ -3,7 +3,7 @@
 PyTorch's do; their reprs name this package (tessera.float32,
 tessera.Size([3, 4])), so that eval(repr(v)) gives v back after
 `import tessera`."""
-from ._lib import C, Device, Finfo, check, default_device, runtime, struct_size
+from . import _C
 
 
 class dtype:
@@ -98,7 +98,7 @@ def as_dtype(d, what="dtype"):
 
 def promote_types(a, b):
     """PyTorch's promotion of two tensor dtypes (NumPy's for uint16/32/64)."""
-    return DTYPES[C.promote_types(as_dtype(a)._code, as_dtype(b)._code)]
+    return DTYPES[_C.promote_types(as_dtype(a)._code, as_dtype(b)._code)]
 
 
 # ---- devices ------------------------------------------------------------------
@@ -113,13 +113,13 @@ class device:
     """As torch.device: device("cpu"), device("cuda:0"), device("cuda", 1),
     device("arena", 0). Its repr is PyTorch's, device(type='cuda', index=0),
     which tessera.device accepts back."""
-    __slots__ = ("type", "index", "_c")
+    __slots__ = ("type", "index", "_code")
 
     def __init__(self, type, index=None):
         if isinstance(type, device):
             if index is not None:
                 raise ValueError("device(): an index cannot be given with a device")
-            self.type, self.index, self._c = type.type, type.index, type._c
+            self.type, self.index, self._code = type.type, type.index, type._code
             return
         if not isinstance(type, str):
             raise TypeError("device() received an invalid combination of arguments - got (%s)" %
@@ -137,36 +137,28 @@ class device:
             index = int(index)
             if index < 0:
                 raise RuntimeError("Device index must not be negative")
-        self._c = None
+        self._code = None
         if name in _FIXED_TYPES:
             self.type, self.index = name, index
         else:
             # A plugin's device type or a config alias: ask the runtime.
-            c = Device()
-            check(C.device_parse(runtime(), text.encode(), c))
+            code, parsed = _C.device_parse(text)
             if index is not None and not sep:
-                c.index = index  # device("arena", 1), as device("cuda", 1)
-            self.type = _type_name_of(c.type)
-            self.index = c.index if (sep or index is not None or c.type != 1) else None
-            self._c = c
-
-    def c(self):
-        """The tsr_device (index None means 0, as PyTorch's current device)."""
-        c = self._c
-        if c is None:
-            code = _FIXED_TYPES.get(self.type)
-            if code is None:
-                c = Device()
-                check(C.device_parse(runtime(), self.type.encode(), c))
-                code = c.type
-            c = Device(code, self.index or 0)
-            self._c = c
-        return c
+                parsed = index  # device("arena", 1), as device("cuda", 1)
+            self.type = _type_name_of(code)
+            self.index = parsed if (sep or index is not None or code != 1) else None
+            self._code = (code, parsed)
 
     def _pair(self):
-        """(type code, index): the tsr_device the extension passes (index None is 0)."""
-        c = self.c()
-        return c.type, c.index
+        """(type code, index): the tsr_device the extension passes (index None
+        means 0, as PyTorch's current device)."""
+        code = self._code
+        if code is None:
+            t = _FIXED_TYPES.get(self.type)
+            if t is None:
+                t = _C.device_parse(self.type)[0]
+            code = self._code = (t, self.index or 0)
+        return code
 
     def __str__(self):
         return self.type if self.index is None else "%s:%d" % (self.type, self.index)
@@ -192,45 +184,37 @@ def _type_name(x):
 def _type_name_of(code):
     name = _FIXED_NAMES.get(code)
     if name is None:
-        import ctypes
-        buf = ctypes.create_string_buffer(64)
-        C.device_format(runtime(), Device(code, 0), buf, 64)
-        name = buf.value.decode().partition(":")[0]
+        name = _C.device_format(code, 0).partition(":")[0]
     return name
 
 
 _devices = {}  # (type, index) -> device, for Tensor.device
 
 
-def device_of(c):
-    """The device object for a tsr_device, as PyTorch names a tensor's
-    device: the CPU without an index, others with one."""
-    return device_from(c.type, c.index)
-
-
 def device_from(type_code, index):
-    """device_of for a tsr_device's two fields (what tessera._C calls)."""
+    """The device object for a tsr_device's two fields, as PyTorch names a
+    tensor's device: the CPU without an index, others with one (what
+    tessera._C calls for Tensor.device)."""
     key = (type_code, index)
     d = _devices.get(key)
     if d is None:
         d = device.__new__(device)
         d.type = _type_name_of(type_code)
         d.index = None if (type_code == 1 and index == 0) else index
-        d._c = Device(type_code, index)
+        d._code = (type_code, index)
         _devices[key] = d
     return d
 
 
-def as_device(d):
-    """A tsr_device for a device argument (None: the config's default)."""
-    if d is None:
-        return default_device()
-    if type(d) is device:
-        return d.c()
+def device_arg(d):
+    """A device argument as the extension takes it: a device, or None for
+    the config's default."""
+    if d is None or type(d) is device:
+        return d
     if isinstance(d, str):
-        return device(d).c()
+        return device(d)
     if isinstance(d, int) and not isinstance(d, bool):
-        return device("cuda", d).c()  # PyTorch: an int names a CUDA ordinal
+        return device("cuda", d)  # PyTorch: an int names a CUDA ordinal
     raise TypeError("expected a device, got %s" % _type_name(d))
 
 
@@ -272,19 +256,14 @@ class finfo:
 
     def __init__(self, type=None):
         d = float32 if type is None else as_dtype(type, "finfo's argument")
-        info = Finfo()
-        info.struct_size = struct_size(Finfo, "tiny")
-        # PyTorch raises TypeError for a non-floating dtype.
-        check(C.get_finfo(d._code, info), {4: TypeError})
-        self.bits = info.bits
-        self.eps = info.eps
-        self.max = info.max
-        self.min = info.min
-        self.tiny = info.tiny
-        self.smallest_normal = info.tiny
+        try:
+            self.bits, self.eps, self.max, self.min, self.tiny = _C.get_finfo(d._code)
+        except RuntimeError as e:  # PyTorch raises TypeError for a non-floating dtype (TSR_ERR_TYPE)
+            raise TypeError(str(e)) from None
+        self.smallest_normal = self.tiny
         # 10 ** -(decimal digits), as NumPy and PyTorch define it.
         import math
-        self.resolution = 10.0 ** -int(math.floor(-math.log10(info.eps)))
+        self.resolution = 10.0 ** -int(math.floor(-math.log10(self.eps)))
         self.dtype = REAL_OF.get(d, d)._name  # a complex dtype's parts, as torch.finfo
 
     def __repr__(self):

@@ -4,8 +4,8 @@
 gradgradcheck with torch 1.13's defaults."""
 import functools
 
+from . import _C
 from ._grad import run_backward, run_grad
-from ._lib import C
 from ._tensor import Tensor
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "gradcheck",
@@ -25,7 +25,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 def is_grad_enabled():
-    return bool(C.is_grad_enabled())
+    return _C.is_grad_enabled()
 
 
 class _GradMode:
@@ -34,11 +34,11 @@ class _GradMode:
     _enabled = True
 
     def __enter__(self):
-        self._previous = C.set_grad_enabled(int(self._enabled))
+        self._previous = _C.set_grad_enabled(self._enabled)
         return None
 
     def __exit__(self, *exc):
-        C.set_grad_enabled(self._previous)
+        _C.set_grad_enabled(self._previous)
         return False
 
     def __call__(self, func):
@@ -65,13 +65,13 @@ class set_grad_enabled(_GradMode):
 
     def __init__(self, mode):
         self._enabled = bool(mode)
-        self._previous = C.set_grad_enabled(int(self._enabled))
+        self._previous = _C.set_grad_enabled(self._enabled)
 
     def __enter__(self):
         return None
 
     def __call__(self, func):
-        C.set_grad_enabled(self._previous)
+        _C.set_grad_enabled(self._previous)
         mode = self._enabled
 
         @functools.wraps(func)

@@ -10,10 +10,7 @@ srun); every rank calls the same collectives in the same order.
     dist.all_reduce(t)                      # in place, op=ReduceOp.SUM
     dist.destroy_process_group()
 """
-import ctypes
-from ctypes import c_int32, c_void_p
-
-from ._lib import C as _capi, check as _check, runtime as _runtime
+from . import _C
 from ._creation import empty as _empty
 from ._tensor import Tensor
 
@@ -33,21 +30,22 @@ class ReduceOp:
 
 
 class ProcessGroup:
-    """A communicator (tsr_comm*): its ranks, in order."""
+    """A communicator (tsr_comm*, a C object that releases it when
+    collected): its ranks, in order."""
 
     def __init__(self, handle, backend):
         self._h = handle
         self._backend = backend
 
     def rank(self):
-        return _capi.comm_rank(self._h)
+        return _C.comm_rank(self._h)
 
     def size(self):
-        return _capi.comm_size(self._h)
+        return _C.comm_size(self._h)
 
     def _release(self):
-        if self._h:
-            _capi.comm_release(self._h)
+        if self._h is not None:
+            _C.comm_release(self._h)
             self._h = None
 
 
@@ -57,8 +55,9 @@ class GroupMember:
 
 
 class Work:
-    """An operation in flight (tsr_work*): wait() blocks until it is done and
-    raises its failure; is_completed() never blocks."""
+    """An operation in flight (tsr_work*, a C object whose release, when
+    collected, lets the operation finish first): wait() blocks until it is
+    done and raises its failure; is_completed() never blocks."""
 
     def __init__(self, handle, keep, after=None):
         self._h = handle
@@ -74,24 +73,15 @@ class Work:
             self._keep = None
 
     def wait(self, timeout=None):
-        _check(_capi.work_wait(self._h))
+        _C.work_wait(self._h)
         self._finish()
         return True
 
     def is_completed(self):
-        done = c_int32()
-        _check(_capi.work_test(self._h, ctypes.byref(done)))
-        if done.value:
+        done = _C.work_test(self._h)
+        if done:
             self._finish()
-        return bool(done.value)
-
-    def __del__(self):
-        try:
-            if self._h:
-                _capi.work_release(self._h)
-                self._h = None
-        except Exception:
-            pass
+        return done
 
 
 _world = None
@@ -122,10 +112,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         raise RuntimeError("trying to initialize the default process group twice!")
     if timeout is not None:
         raise ValueError("tessera.distributed: set the timeout with the config's \"comm_timeout_s\"")
-    device_type = _backend_device_type(backend)
-    out = c_void_p()
-    _check(_capi.comm_world(_runtime(), device_type.encode() if device_type else None, out))
-    group = ProcessGroup(out.value, backend or "mpi")
+    group = ProcessGroup(_C.comm_world(_backend_device_type(backend)), backend or "mpi")
     if world_size not in (-1, None) and world_size != group.size():
         group._release()
         raise ValueError(f"world_size={world_size}, but the launcher started {group.size()} processes")
@@ -176,11 +163,10 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None):
     ranks = sorted(range(world.size())) if ranks is None else sorted(int(r) for r in ranks)
     color = 0 if me in ranks else -1
     key = ranks.index(me) if me in ranks else 0
-    out = c_void_p()
-    _check(_capi.comm_split(world._h, color, key, out))
-    if not out.value:
+    handle = _C.comm_split(world._h, color, key)
+    if handle is None:
         return GroupMember.NON_GROUP_MEMBER
-    return ProcessGroup(out.value, world._backend)
+    return ProcessGroup(handle, world._backend)
 
 
 def _tensor(x, name):
@@ -190,30 +176,29 @@ def _tensor(x, name):
 
 
 def _run(call, async_op, keep, after=None):
-    """Runs call(work_out); blocking unless async_op (then a Work)."""
+    """Runs call(async): blocking unless async_op (then a Work). The _C
+    collectives run without the GIL and return a work when asked for one."""
     if not async_op:
-        _check(call(None))
+        call(False)
         if after is not None:
             after()
         return None
-    w = c_void_p()
-    _check(call(ctypes.byref(w)))
-    return Work(w.value, keep, after)
+    return Work(call(True), keep, after)
 
 
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     g, t = _group(group), _tensor(tensor, "tensor")
-    return _run(lambda w: _capi.all_reduce(g._h, t._h, int(op), None, w), async_op, [t])
+    return _run(lambda w: _C.all_reduce(g._h, t, int(op), w), async_op, [t])
 
 
 def broadcast(tensor, src, group=None, async_op=False):
     g, t = _group(group), _tensor(tensor, "tensor")
-    return _run(lambda w: _capi.broadcast(g._h, t._h, int(src), None, w), async_op, [t])
+    return _run(lambda w: _C.broadcast(g._h, t, int(src), w), async_op, [t])
 
 
 def reduce(tensor, dst, op=ReduceOp.SUM, group=None, async_op=False):
     g, t = _group(group), _tensor(tensor, "tensor")
-    return _run(lambda w: _capi.comm_reduce(g._h, t._h, int(dst), int(op), None, w), async_op, [t])
+    return _run(lambda w: _C.comm_reduce(g._h, t, int(dst), int(op), w), async_op, [t])
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -221,7 +206,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     any output shape with world size times the input's elements)."""
     g = _group(group)
     o, i = _tensor(output_tensor, "output_tensor"), _tensor(input_tensor, "input_tensor")
-    return _run(lambda w: _capi.all_gather(g._h, o._h, i._h, None, w), async_op, [o, i])
+    return _run(lambda w: _C.all_gather(g._h, o, i, w), async_op, [o, i])
 
 
 def all_gather(tensor_list, tensor, group=None, async_op=False):
@@ -236,14 +221,14 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         for r, dst in enumerate(tensor_list):
             dst.copy_(flat[r])
 
-    return _run(lambda w: _capi.all_gather(g._h, flat._h, t._h, None, w), async_op, [flat, t] + list(tensor_list),
+    return _run(lambda w: _C.all_gather(g._h, flat, t, w), async_op, [flat, t] + list(tensor_list),
                 scatter_back)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     g = _group(group)
     o, i = _tensor(output, "output"), _tensor(input, "input")
-    return _run(lambda w: _capi.reduce_scatter(g._h, o._h, i._h, int(op), None, w), async_op, [o, i])
+    return _run(lambda w: _C.reduce_scatter(g._h, o, i, int(op), w), async_op, [o, i])
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
@@ -255,24 +240,24 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
     for sizes, name, t in ((output_split_sizes, "output_split_sizes", o), (input_split_sizes, "input_split_sizes", i)):
         if sizes is not None and (len(sizes) != n or len(set(sizes)) > 1 or sum(sizes) != t.shape[0]):
             raise NotImplementedError(f"all_to_all_single: only equal splits are supported; {name}={list(sizes)}")
-    return _run(lambda w: _capi.all_to_all(g._h, o._h, i._h, None, w), async_op, [o, i])
+    return _run(lambda w: _C.all_to_all(g._h, o, i, w), async_op, [o, i])
 
 
 def isend(tensor, dst, group=None, tag=0):
     g, t = _group(group), _tensor(tensor, "tensor")
-    return _run(lambda w: _capi.send(g._h, t._h, int(dst), int(tag), None, w), True, [t])
+    return _run(lambda w: _C.send(g._h, t, int(dst), int(tag), w), True, [t])
 
 
 def irecv(tensor, src=None, group=None, tag=0):
     if src is None:
         raise NotImplementedError("recv from any source is not supported: name src")
     g, t = _group(group), _tensor(tensor, "tensor")
-    return _run(lambda w: _capi.recv(g._h, t._h, int(src), int(tag), None, w), True, [t])
+    return _run(lambda w: _C.recv(g._h, t, int(src), int(tag), w), True, [t])
 
 
 def send(tensor, dst, group=None, tag=0):
     g, t = _group(group), _tensor(tensor, "tensor")
-    _run(lambda w: _capi.send(g._h, t._h, int(dst), int(tag), None, w), False, [t])
+    _run(lambda w: _C.send(g._h, t, int(dst), int(tag), w), False, [t])
 
 
 def recv(tensor, src=None, group=None, tag=0):
@@ -280,10 +265,10 @@ def recv(tensor, src=None, group=None, tag=0):
     if src is None:
         raise NotImplementedError("recv from any source is not supported: name src")
     g, t = _group(group), _tensor(tensor, "tensor")
-    _run(lambda w: _capi.recv(g._h, t._h, int(src), int(tag), None, w), False, [t])
+    _run(lambda w: _C.recv(g._h, t, int(src), int(tag), w), False, [t])
     return int(src)
 
 
 def barrier(group=None, async_op=False, device_ids=None):
     g = _group(group)
-    return _run(lambda w: _capi.barrier(g._h, None, w), async_op, [])
+    return _run(lambda w: _C.barrier(g._h, w), async_op, [])

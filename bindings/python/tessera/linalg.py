@@ -16,11 +16,11 @@ import math
 import numbers
 import operator
 from collections import namedtuple
-from ctypes import c_int32, c_void_p
 
-from . import _creation
-from ._lib import C, OP, LinAlgError, check, runtime
-from ._tensor import Tensor, _call, wrap
+from . import _C, _creation
+from ._functions import eye as _eye, stack as _stack
+from ._lib import OP, LinAlgError
+from ._tensor import Tensor
 from ._types import finfo, float64
 
 # torch.return_types' names and fields.
@@ -40,14 +40,6 @@ def _tensor(name, x, arg="A", position=1):
     return x
 
 
-def _results(fn, *args, want):
-    """fn(*args, *outs): the tensors of the out pointers `want` asks for,
-    None where NULL was passed (the C functions skip those results)."""
-    outs = [c_void_p() if w else None for w in want]
-    check(fn(*args, *outs))
-    return [None if o is None else wrap(o.value) for o in outs]
-
-
 def _floating(name, A, dtype=None):
     """A, cast to `dtype` when one is given; integers and bool are refused,
     as torch.linalg and the C functions refuse them (tessera.h)."""
@@ -64,23 +56,17 @@ def _mT(A):
     return A.transpose(-2, -1)
 
 
-def _where(condition, x, value):
-    """where(condition, x, value) for a Python number `value`."""
-    other = _creation.full((), value, dtype=x.dtype, device=x.device)
-    return _call(C.where, condition._h, x._h, other._h)
-
-
 # ---- the factorisations: one C call each --------------------------------------------
 
 
 def cholesky(A, *, upper=False):
-    return _call(C.linalg_cholesky, _tensor("cholesky", A)._h, int(bool(upper)))
+    return _C.linalg_cholesky(_tensor("cholesky", A), bool(upper))
 
 
 def lu_factor(A):
     """(LU, pivots): L (unit diagonal, below it) and U packed in one matrix,
     and LAPACK's 1-based row interchanges (int32)."""
-    return _LUFactorResult(*_results(C.linalg_lu_factor, _tensor("lu_factor", A)._h, want=(True, True)))
+    return _LUFactorResult(*_C.linalg_lu_factor(_tensor("lu_factor", A)))
 
 
 def _is_vector(A, B):
@@ -95,7 +81,7 @@ def _solve_matrices(A, B):
     takes it out of that rule."""
     if B.dim() == A.dim() - 1:
         B = B.unsqueeze(0)
-    return _call(C.linalg_solve, A._h, B._h)
+    return _C.linalg_solve(A, B)
 
 
 def solve(A, B, *, left=True):
@@ -103,24 +89,24 @@ def solve(A, B, *, left=True):
     vectors by torch's rule, the batch dims broadcasting."""
     A, B = _tensor("solve", A), _tensor("solve", B, "B", 2)
     if left:
-        return _call(C.linalg_solve, A._h, B._h)
+        return _C.linalg_solve(A, B)
     # X A = B is A^T X^T = B^T; a vector is its own transpose.
-    At = _mT(A)  # held: its handle must outlive the call
+    At = _mT(A)
     if _is_vector(A, B):
-        return _call(C.linalg_solve, At._h, B._h)
+        return _C.linalg_solve(At, B)
     return _mT(_solve_matrices(At, _mT(B)))
 
 
 def inv(A):
-    return _call(C.linalg_inv, _tensor("inv", A)._h)
+    return _C.linalg_inv(_tensor("inv", A))
 
 
 def det(A):
-    return _call(C.linalg_det, _tensor("det", A)._h)
+    return _C.linalg_det(_tensor("det", A))
 
 
 def slogdet(A):
-    return _SlogdetResult(*_results(C.linalg_slogdet, _tensor("slogdet", A)._h, want=(True, True)))
+    return _SlogdetResult(*_C.linalg_slogdet(_tensor("slogdet", A)))
 
 
 def qr(A, mode="reduced"):
@@ -130,19 +116,19 @@ def qr(A, mode="reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError("qr received unrecognized mode '%s' but expected one of 'reduced' (default), 'r', "
                            "or 'complete'" % (mode,))
-    Q, R = _results(C.linalg_qr, A._h, int(mode == "complete"), want=(True, True))
+    Q, R = _C.linalg_qr(A, mode == "complete")
     if mode == "r":
         Q = _creation.zeros(0, dtype=R.dtype, device=R.device)
     return _QRResult(Q, R)
 
 
 def svd(A, full_matrices=True):
-    U, S, Vh = _results(C.linalg_svd, _tensor("svd", A)._h, int(bool(full_matrices)), want=(True, True, True))
+    U, S, Vh = _C.linalg_svd(_tensor("svd", A), bool(full_matrices))
     return _SVDResult(U, S, Vh)
 
 
 def svdvals(A):
-    return _results(C.linalg_svd, _tensor("svdvals", A)._h, 0, want=(False, True, False))[1]
+    return _C.linalg_svd(_tensor("svdvals", A), False, False)[1]
 
 
 def _lower(name, A, UPLO):
@@ -158,13 +144,11 @@ def _lower(name, A, UPLO):
 def eigh(A, UPLO="L"):
     """(eigenvalues ascending, eigenvectors as columns) of symmetric A, read
     from its lower (UPLO='L') or upper ('U') triangle."""
-    lower = _lower("eigh", A, UPLO)  # held: its handle must outlive the call
-    return _EighResult(*_results(C.linalg_eigh, lower._h, want=(True, True)))
+    return _EighResult(*_C.linalg_eigh(_lower("eigh", A, UPLO)))
 
 
 def eigvalsh(A, UPLO="L"):
-    lower = _lower("eigvalsh", A, UPLO)  # held: its handle must outlive the call
-    return _results(C.linalg_eigh, lower._h, want=(True, False))[0]
+    return _C.linalg_eigh(_lower("eigvalsh", A, UPLO), False)[0]
 
 
 # ---- built from Tensor operations ----------------------------------------------------
@@ -217,8 +201,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     (tsr_linalg_pinv; its gradient is torch's)."""
     A = _floating("pinv", _tensor("pinv", A))
     atol, rtol = _tolerance(atol, A), _tolerance(rtol, A)
-    return _call(C.linalg_pinv, A._h, None if atol is None else atol._h, None if rtol is None else rtol._h,
-                 int(bool(hermitian)))
+    return _C.linalg_pinv(A, atol, rtol, bool(hermitian))
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
@@ -285,8 +268,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         dims = []
     else:
         dims = [operator.index(d) for d in (dim if isinstance(dim, (tuple, list)) else [dim])]
-    return _call(C.linalg_vector_norm, x._h, float(ord), len(dims), (c_int32 * max(len(dims), 1))(*dims),
-                 int(bool(keepdim)))
+    return _C.linalg_vector_norm(x, float(ord), dims, bool(keepdim))
 
 
 def matrix_power(A, n):
@@ -298,8 +280,7 @@ def matrix_power(A, n):
         raise RuntimeError("linalg.matrix_power: A must be batches of square matrices")
     if n == 0:
         size = A.shape[-1]
-        eye = _call(C.eye, runtime(), size, size, 0, A.dtype._code, C.tensor_device(A._h))
-        return eye.expand(tuple(A.shape)).contiguous()
+        return _eye(size, size, dtype=A.dtype, device=A.device).expand(tuple(A.shape)).contiguous()
     if n < 0:
         A, n = inv(A), -n
     result, square = None, A
@@ -313,10 +294,6 @@ def matrix_power(A, n):
     return result.clone() if result is A else result
 
 
-def _select(t, dim, i):
-    return _call(C.select, t._h, dim, i)
-
-
 def cross(input, other, dim=-1):
     """The cross product of the 3-vectors along `dim`; the other dims
     broadcast (the inputs may differ in rank: dim counts in the result)."""
@@ -326,17 +303,16 @@ def cross(input, other, dim=-1):
     if min(a.dim(), b.dim()) < -d or a.shape[d] != 3 or b.shape[d] != 3:
         raise RuntimeError("linalg.cross: inputs dimension %d must have length 3. Got %s and %s" %
                            (dim, a.shape[d] if a.dim() >= -d else "none", b.shape[d] if b.dim() >= -d else "none"))
-    a0, a1, a2 = (_select(a, d, i) for i in range(3))
-    b0, b1, b2 = (_select(b, d, i) for i in range(3))
-    parts = [a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0]
-    return _call(C.stack, (c_void_p * 3)(*[p._h for p in parts]), 3, d)
+    a0, a1, a2 = (_C.select(a, d, i) for i in range(3))
+    b0, b1, b2 = (_C.select(b, d, i) for i in range(3))
+    return _stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """The diagonal `offset` of the matrices in dims (dim1, dim2) as the
     last dim: a view, as torch's (tsr_diagonal)."""
     A = _tensor("diagonal", A)
-    return _call(C.diagonal, A._h, operator.index(offset), operator.index(dim1), operator.index(dim2))
+    return _C.diagonal(A, operator.index(offset), operator.index(dim1), operator.index(dim2))
 
 
 def outer(input, vec2):
@@ -387,7 +363,7 @@ def vecdot(x, y, dim=-1):
 
 
 def matmul(input, other):
-    return _call(C.matmul, _tensor("matmul", input, "input")._h, _tensor("matmul", other, "other", 2)._h)
+    return _C.matmul(_tensor("matmul", input, "input"), _tensor("matmul", other, "other", 2))
 
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lu_factor", "matmul",

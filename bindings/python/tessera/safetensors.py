@@ -8,15 +8,14 @@ destination), tensors of any device and layout are written row-major, and a
 file is checked whole before any tensor is made: a truncated or corrupt
 file raises SafetensorError naming the file and what is wrong.
 """
-import ctypes
 import errno
 import os
 import tempfile
 
-from . import _lib
-from ._lib import C as _capi, check as _check, runtime as _runtime
-from ._tensor import Tensor, wrap as _wrap
-from ._types import as_device as _as_device
+from . import _C
+from ._lib import ERR_INDEX as _ERR_INDEX, ERR_INVALID_ARGUMENT as _ERR_INVALID_ARGUMENT, ERR_TYPE as _ERR_TYPE
+from ._tensor import Tensor
+from ._types import device_arg as _device_arg
 
 __all__ = ["SafetensorError", "save_file", "load_file", "save", "load", "safe_open"]
 
@@ -27,11 +26,8 @@ class SafetensorError(RuntimeError):
 
 
 # A refused file or dtype is a SafetensorError; a missing name a KeyError.
-_ERRORS = {_lib.ERR_INVALID_ARGUMENT: SafetensorError, _lib.ERR_TYPE: SafetensorError, _lib.ERR_INDEX: KeyError}
-
-
-def _strings(values):
-    return (ctypes.c_char_p * len(values))(*[v.encode("utf-8") for v in values])
+# (The _C functions raise as _lib.check(status, _ERRORS) would.)
+_ERRORS = {_ERR_INVALID_ARGUMENT: SafetensorError, _ERR_TYPE: SafetensorError, _ERR_INDEX: KeyError}
 
 
 def _check_metadata(metadata):
@@ -57,10 +53,8 @@ def save_file(tensors, filename, metadata=None):
         if not isinstance(v, Tensor):
             raise TypeError("tensor %r is a %s, not a tessera.Tensor" % (k, type(v).__name__))
     names = list(tensors.keys())
-    handles = (ctypes.c_void_p * len(names))(*[tensors[n]._h for n in names])
     keys, values = _check_metadata(metadata)
-    _check(_capi.safetensors_save(os.fsencode(filename), len(names), _strings(names), handles, len(keys),
-                               _strings(keys), _strings(values)), _ERRORS)
+    _C.safetensors_save(os.fsencode(filename), names, [tensors[n] for n in names], keys, values, _ERRORS)
 
 
 def save(tensors, metadata=None):
@@ -75,23 +69,20 @@ def save(tensors, metadata=None):
 class safe_open:  # noqa: N801  (safetensors.safe_open)
     """A checked file: keys() in data order, get_tensor(name) on `device`,
     metadata() (None when the file has none). A context manager; the file's
-    bytes are held until it closes."""
+    bytes are held until it closes (or the object is collected)."""
 
     def __init__(self, filename, framework="pt", device="cpu", *, _data=None):
-        self._handle = None
+        self._handle = None  # the tsr_safetensors*, a C object that frees it when collected
         if framework not in ("pt", "tessera", "numpy", "np"):
             raise ValueError("framework %r is not supported; use 'pt' (tessera tensors)" % (framework,))
-        self._device = _as_device(device)
-        out = ctypes.c_void_p()
+        self._device = _device_arg(device)
         if _data is not None:
-            status = _capi.safetensors_open_memory(_runtime(), _data, len(_data), b"<bytes>", out)
+            self._handle = _C.safetensors_open_memory(_data, "<bytes>", _ERRORS)
         else:
             path = os.fsencode(filename)
             if not os.path.exists(path):
                 raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), filename)
-            status = _capi.safetensors_open(_runtime(), path, out)
-        _check(status, _ERRORS)
-        self._handle = out.value
+            self._handle = _C.safetensors_open(path, _ERRORS)
 
     def __enter__(self):
         return self
@@ -104,7 +95,7 @@ class safe_open:  # noqa: N801  (safetensors.safe_open)
 
     def close(self):
         if self._handle is not None:
-            _capi.safetensors_free(self._handle)
+            _C.safetensors_free(self._handle)
             self._handle = None
 
     def _open_handle(self):
@@ -114,20 +105,18 @@ class safe_open:  # noqa: N801  (safetensors.safe_open)
 
     def keys(self):
         h = self._open_handle()
-        return [_capi.safetensors_name_at(h, i).decode("utf-8") for i in range(_capi.safetensors_count(h))]
+        return [_C.safetensors_name_at(h, i) for i in range(_C.safetensors_count(h))]
 
     def get_tensor(self, name):
-        out = ctypes.c_void_p()
-        _check(_capi.safetensors_get(self._open_handle(), name.encode("utf-8"), self._device, out), _ERRORS)
-        return _wrap(out.value)
+        return _C.safetensors_get(self._open_handle(), name, self._device, _ERRORS)
 
     def metadata(self):
         h = self._open_handle()
-        n = _capi.safetensors_metadata_count(h)
+        n = _C.safetensors_metadata_count(h)
         if n == 0:
             return None
-        keys = [_capi.safetensors_metadata_key_at(h, i) for i in range(n)]
-        return {k.decode("utf-8"): _capi.safetensors_metadata_get(h, k).decode("utf-8") for k in keys}
+        keys = [_C.safetensors_metadata_key_at(h, i) for i in range(n)]
+        return {k: _C.safetensors_metadata_get(h, k) for k in keys}
 
 
 def load_file(filename, device="cpu"):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """tessera.testing.assert_close: PyTorch's defaults and messages, from tsr_assert_close."""
-from ._lib import C, ERR_INVALID_ARGUMENT, error
+from . import _C
 from ._tensor import Tensor
 
 __all__ = ["assert_close"]
@@ -32,12 +32,13 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
     if check_stride and a.shape == e.shape and a.stride() != e.stride():
         raise AssertionError(msg if isinstance(msg, str) else "The values for attribute 'stride()' do not match: %s != %s." %
                              (a.stride(), e.stride()))
-    st = C.assert_close(a._h, e._h, -1.0 if rtol is None else float(rtol), -1.0 if atol is None else float(atol),
-                        1 if equal_nan else 0)
-    if st == ERR_INVALID_ARGUMENT:
-        text = str(error(st))
-        if msg is not None:
-            text = msg(text) if callable(msg) else msg
-        raise AssertionError(text)
-    if st:
-        raise error(st)
+    try:
+        # A mismatch raises AssertionError with the C message naming the worst element.
+        _C.assert_close(a, e, -1.0 if rtol is None else float(rtol), -1.0 if atol is None else float(atol),
+                        bool(equal_nan))
+        return
+    except AssertionError as mismatch:
+        if msg is None:
+            raise
+        text = str(mismatch)
+    raise AssertionError(msg(text) if callable(msg) else msg)

@@ -150,5 +150,5 @@ def default_device():
             _default_device.append(_types.device(text))
         else:
             from .. import _lib
-            _default_device.append(_types.device_of(_lib.default_device()))
+            _default_device.append(_types.device_from(*_lib.default_device()))
     return _default_device[0]

@@ -4,8 +4,7 @@ algebra in the main namespace (matmul, matrix_transpose, tensordot,
 vecdot)."""
 import operator
 
-from .. import _lib
-from .._tensor import wrap
+from .. import _C
 from ._array_object import Array, _matmul, operands
 from ._data_type_functions import result_type
 
@@ -25,24 +24,17 @@ def _joined(arrays, what):
     return [a._t if a.dtype is d else a._t.to(d) for a in arrays]
 
 
-def _join(fn, tensors, axis):
-    arr = (_lib.c_void_p * len(tensors))(*[t._h for t in tensors])
-    out = _lib.c_void_p()
-    _lib.check(fn(arr, len(tensors), axis, out))
-    return wrap(out.value)
-
-
 def concat(arrays, /, *, axis=0):
     ts = _joined(arrays, "concat")
     if axis is None:
         ts = [t.reshape(-1) for t in ts]
         axis = 0
-    return Array._new(_join(_lib.C.concat, ts, operator.index(axis)))
+    return Array._new(_C.concat(ts, operator.index(axis)))
 
 
 def stack(arrays, /, *, axis=0):
     ts = _joined(arrays, "stack")
-    return Array._new(_join(_lib.C.stack, ts, operator.index(axis)))
+    return Array._new(_C.stack(ts, operator.index(axis)))
 
 
 def expand_dims(x, /, axis=0):

@@ -6,8 +6,7 @@ sets (unique_all, unique_counts, unique_inverse, unique_values)."""
 import operator
 from collections import namedtuple
 
-from .. import _lib
-from .._tensor import wrap
+from .. import _C, _lib
 from . import _dtypes
 from ._array_object import Array, _check_category, operands
 
@@ -240,14 +239,8 @@ def _unique_complex(x, indices, inverse, counts):
 def _unique(x, indices, inverse, counts):
     if x.dtype in _dtypes.complex_floating_dtypes:
         return _unique_complex(x, indices, inverse, counts)
-    v, i, inv, c = (_lib.c_void_p() for _ in range(4))
-    _lib.check(_lib.C.unique(x._t._h, v, i if indices else None, inv if inverse else None,
-                             c if counts else None))
-    out = [Array._new(wrap(v.value))]
-    for want, p in ((indices, i), (inverse, inv), (counts, c)):
-        if want:
-            out.append(Array._new(wrap(p.value)))
-    return out
+    results = _C.unique(x._t, indices, inverse, counts)
+    return [Array._new(results[0])] + [Array._new(r) for want, r in zip((indices, inverse, counts), results[1:]) if want]
 
 
 def unique_all(x, /):

@@ -9,18 +9,15 @@ size_average/reduce arguments of the losses map to reduction as torch's do.
 """
 import operator
 import warnings
-from ctypes import byref, sizeof
 
-from .. import _lib
-from .._lib import C, LossOptions
-from .._tensor import Tensor, _call
+from .. import _C
+from .._tensor import Tensor
 
 __all__ = ["linear", "relu", "relu_", "gelu", "silu", "softplus", "sigmoid", "tanh", "softmax", "log_softmax",
            "dropout", "layer_norm", "embedding", "cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits"]
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
-_NO_PADDING_IDX = -(2 ** 63)  # TSR_NO_PADDING_IDX
 
 
 def _tensor(x, fn, what="input"):
@@ -29,16 +26,15 @@ def _tensor(x, fn, what="input"):
     return x
 
 
-def _handle(x, fn, what):
-    return None if x is None else _tensor(x, fn, what)._h
+def _optional(x, fn, what):
+    return None if x is None else _tensor(x, fn, what)
 
 
 # ---- layers ---------------------------------------------------------------------
 
 def linear(input, weight, bias=None):
     """y = input weight^T + bias (torch.nn.functional.linear)."""
-    return _call(C.linear, _tensor(input, "linear")._h, _tensor(weight, "linear", "weight")._h,
-                 _handle(bias, "linear", "bias"))
+    return _C.linear(_tensor(input, "linear"), _tensor(weight, "linear", "weight"), _optional(bias, "linear", "bias"))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -52,8 +48,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if k == 0 or k > x.dim() or tuple(x.shape[x.dim() - k:]) != normalized_shape:
         raise RuntimeError("Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s" % (
             list(normalized_shape), ", ".join(str(n) for n in normalized_shape), list(x.shape)))
-    return _call(C.layer_norm, x._h, k, _handle(weight, "layer_norm", "weight"), _handle(bias, "layer_norm", "bias"),
-                 float(eps))
+    return _C.layer_norm(x, k, _optional(weight, "layer_norm", "weight"), _optional(bias, "layer_norm", "bias"),
+                         float(eps))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
@@ -70,9 +66,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         if padding_idx >= n or padding_idx < -n:
             raise AssertionError("Padding_idx must be within num_embeddings")
     if max_norm is not None:
-        _lib.check(C.embedding_renorm_(w._h, idx._h, float(max_norm), float(norm_type)))
-    return _call(C.embedding, w._h, idx._h, _NO_PADDING_IDX if padding_idx is None else padding_idx,
-                 1 if scale_grad_by_freq else 0)
+        _C.embedding_renorm_(w, idx, float(max_norm), float(norm_type))
+    return _C.embedding(w, idx, padding_idx, bool(scale_grad_by_freq))
 
 
 def dropout(input, p=0.5, training=True, inplace=False):
@@ -81,7 +76,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     x = _tensor(input, "dropout")
     if p < 0.0 or p > 1.0:
         raise ValueError("dropout probability has to be between 0 and 1, but got {}".format(p))
-    out = _call(C.dropout, x._h, float(p), 1 if training else 0)
+    out = _C.dropout(x, float(p), bool(training))
     if inplace and training and p > 0:
         x.copy_(out)
         return x
@@ -102,12 +97,12 @@ def relu_(input):
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return _call(C.gelu, _tensor(input, "gelu")._h, 1 if approximate == "tanh" else 0)
+    return _C.gelu(_tensor(input, "gelu"), approximate == "tanh")
 
 
 def silu(input, inplace=False):
     x = _tensor(input, "silu")
-    out = _call(C.silu, x._h)
+    out = _C.silu(x)
     if inplace:
         x.copy_(out)
         return x
@@ -115,7 +110,7 @@ def silu(input, inplace=False):
 
 
 def softplus(input, beta=1, threshold=20):
-    return _call(C.softplus, _tensor(input, "softplus")._h, float(beta), float(threshold))
+    return _C.softplus(_tensor(input, "softplus"), float(beta), float(threshold))
 
 
 def sigmoid(input):
@@ -159,9 +154,10 @@ def _reduction(size_average, reduce, reduction):
 
 
 def _loss(fn, name, input, target, reduction, weight=None, ignore_index=-100, label_smoothing=0.0, pos_weight=None):
-    o = LossOptions(sizeof(LossOptions), reduction, 0, operator.index(ignore_index), float(label_smoothing),
-                    _handle(weight, name, "weight"), _handle(pos_weight, name, "pos_weight"))
-    return _call(fn, _tensor(input, name)._h, _tensor(target, name, "target")._h, byref(o))
+    ignore_index, label_smoothing = operator.index(ignore_index), float(label_smoothing)
+    weight, pos_weight = _optional(weight, name, "weight"), _optional(pos_weight, name, "pos_weight")
+    return fn(_tensor(input, name), _tensor(target, name, "target"), reduction, ignore_index, label_smoothing, weight,
+              pos_weight)
 
 
 def _check_batch(input, target):
@@ -183,32 +179,32 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """log_softmax over the class dim, then nll_loss; target: class
     indices (int64) or class probabilities (the input's shape)."""
     _check_batch(input, target)
-    return _loss(C.cross_entropy, "cross_entropy", input, target, _reduction(size_average, reduce, reduction),
+    return _loss(_C.cross_entropy, "cross_entropy", input, target, _reduction(size_average, reduce, reduction),
                  weight, ignore_index, label_smoothing)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     _check_batch(input, target)
-    return _loss(C.nll_loss, "nll_loss", input, target, _reduction(size_average, reduce, reduction), weight,
+    return _loss(_C.nll_loss, "nll_loss", input, target, _reduction(size_average, reduce, reduction), weight,
                  ignore_index)
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    return _loss(C.mse_loss, "mse_loss", input, target, _reduction(size_average, reduce, reduction))
+    return _loss(_C.mse_loss, "mse_loss", input, target, _reduction(size_average, reduce, reduction))
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    return _loss(C.l1_loss, "l1_loss", input, target, _reduction(size_average, reduce, reduction))
+    return _loss(_C.l1_loss, "l1_loss", input, target, _reduction(size_average, reduce, reduction))
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     _check_same_size(input, target)
-    return _loss(C.binary_cross_entropy, "binary_cross_entropy", input, target,
+    return _loss(_C.binary_cross_entropy, "binary_cross_entropy", input, target,
                  _reduction(size_average, reduce, reduction), weight)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
     _check_same_size(input, target)
-    return _loss(C.binary_cross_entropy_with_logits, "binary_cross_entropy_with_logits", input, target,
+    return _loss(_C.binary_cross_entropy_with_logits, "binary_cross_entropy_with_logits", input, target,
                  _reduction(size_average, reduce, reduction), weight, pos_weight=pos_weight)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """nn.Parameter: a Tensor that a Module registers as one of its parameters."""
-from .._lib import C
-from .._tensor import Tensor, _call
+from .. import _C
+from .._tensor import Tensor
 
 
 class Parameter(Tensor):
@@ -16,7 +16,7 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError("Parameter(): argument 'data' must be Tensor, not %s" % type(data).__name__)
-        t = _call(C.detach, data._h)
+        t = _C.detach(data)
         p = Tensor.__new__(cls)
         p._h = t._h  # p takes over the new handle's one reference
         del t._h

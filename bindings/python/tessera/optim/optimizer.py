@@ -9,10 +9,9 @@ lives in the C optimizer; `state`, state_dict and load_state_dict read and
 write it there, with torch's layout.
 """
 from collections import defaultdict
-from ctypes import byref, c_void_p
 
-from .._lib import C, OptimizerOptions, check
-from .._tensor import Tensor, wrap
+from .. import _C
+from .._tensor import Tensor
 from ..autograd import enable_grad
 
 __all__ = ["Optimizer", "required"]
@@ -32,19 +31,12 @@ _STATE_NAMES = ("step", "momentum_buffer", "exp_avg", "exp_avg_sq", "max_exp_avg
 
 
 class _Group:
-    """A parameter group's C optimizer and the handles it was made over."""
+    """A parameter group's C optimizer (a capsule that destroys it when
+    dropped) and the handles it was made over."""
 
-    def __init__(self, kind, params, options):
-        arr = (c_void_p * len(params))(*[p._h for p in params])
+    def __init__(self, params, options):
         self.handles = tuple(p._h for p in params)
-        self.ptr = c_void_p()
-        check(C.optimizer_create(len(params), arr, byref(options), byref(self.ptr)))
-        self.destroy = C.optimizer_destroy
-
-    def __del__(self):
-        if getattr(self, "ptr", None) and self.ptr.value:
-            self.destroy(self.ptr)
-            self.ptr = None
+        self.ptr = _C.optimizer_create(params, options)
 
 
 class Optimizer:
@@ -119,19 +111,18 @@ class Optimizer:
         """Each subclass checks its hyperparameters with torch's messages."""
 
     def _options(self, group):
-        o = OptimizerOptions()
-        check(C.optimizer_defaults(self._kind, byref(o)))
-        o.lr = group["lr"]
-        o.weight_decay = group.get("weight_decay", 0.0)
-        o.maximize = 1 if group.get("maximize", False) else 0
+        o = _C.optimizer_defaults(self._kind)  # tsr_optimizer_options' fields by name
+        o["lr"] = group["lr"]
+        o["weight_decay"] = group.get("weight_decay", 0.0)
+        o["maximize"] = bool(group.get("maximize", False))
         if "momentum" in group:
-            o.momentum = group["momentum"]
-            o.dampening = group["dampening"]
-            o.nesterov = 1 if group["nesterov"] else 0
+            o["momentum"] = group["momentum"]
+            o["dampening"] = group["dampening"]
+            o["nesterov"] = bool(group["nesterov"])
         if "betas" in group:
-            o.beta1, o.beta2 = group["betas"]
-            o.eps = group["eps"]
-            o.amsgrad = 1 if group["amsgrad"] else 0
+            o["beta1"], o["beta2"] = group["betas"]
+            o["eps"] = group["eps"]
+            o["amsgrad"] = bool(group["amsgrad"])
         return o
 
     def _group(self, i):
@@ -143,23 +134,21 @@ class Optimizer:
         g = self._groups[i]
         params = group["params"]
         if g is None or g.handles != tuple(p._h for p in params):
-            new = _Group(self._kind, params, options)
+            new = _Group(params, options)
             if g is not None:
                 for j in range(len(params)):
                     for name in _STATE_NAMES:
                         value = self._get_state(g, j, name)
                         if value is not None:
-                            check(C.optimizer_set_state(new.ptr, j, name.encode(), value._h))
+                            _C.optimizer_set_state(new.ptr, j, name, value)
             self._groups[i] = g = new
         else:
-            check(C.optimizer_set_options(g.ptr, byref(options)))
+            _C.optimizer_set_options(g.ptr, options)
         return g
 
     @staticmethod
     def _get_state(g, j, name):
-        out = c_void_p()
-        check(C.optimizer_get_state(g.ptr, j, name.encode(), byref(out)))
-        return None if out.value is None else wrap(out.value)
+        return _C.optimizer_get_state(g.ptr, j, name)
 
     def _entry(self, i, j):
         """Parameter j of group i's state, as torch's dict ({} when none)."""
@@ -180,7 +169,7 @@ class Optimizer:
         """Each parameter's .grad zeroed in place (detached first), or
         dropped with set_to_none (torch 1.13's default is False)."""
         for i in range(len(self.param_groups)):
-            check(C.optimizer_zero_grad(self._group(i).ptr, 1 if set_to_none else 0))
+            _C.optimizer_zero_grad(self._group(i).ptr, bool(set_to_none))
 
     def step(self, closure=None):
         """One update of every parameter with a .grad; closure (re-evaluates
@@ -190,7 +179,7 @@ class Optimizer:
             with enable_grad():
                 loss = closure()
         for i, group in enumerate(self.param_groups):
-            check(C.optimizer_step(self._group(i).ptr))
+            _C.optimizer_step(self._group(i).ptr)
             stepped = self._stepped[i]
             if self._stateless_entry is not None and len(stepped) < len(group["params"]):
                 stepped.update(j for j, p in enumerate(group["params"]) if p.grad is not None)
@@ -246,4 +235,4 @@ class Optimizer:
                     if value is not None and not isinstance(value, Tensor):
                         from .._creation import tensor
                         value = tensor(float(value))
-                    check(C.optimizer_set_state(g.ptr, j, name.encode(), None if value is None else value._h))
+                    _C.optimizer_set_state(g.ptr, j, name, value)
