@@ -260,7 +260,7 @@ tsr_status tsr_expand(tsr_tensor* t, int32_t ndim, const int64_t* shape, tsr_ten
 tsr_status tsr_as_strided(tsr_tensor* t, int32_t ndim, const int64_t* shape, const int64_t* strides, int64_t offset,
                           tsr_tensor** out) {
   TSR_VIEW_FN_KIND("AsStridedBackward0", autograd::ViewKind::kStrided, as_strided(l, ndim, list_arg(ndim, shape, "shape"), list_arg(ndim, strides, "strides"), offset,
-                         static_cast<int64_t>(src.storage->nbytes / tsr_dtype_size(src.dtype)),
+                         static_cast<int64_t>(src.storage->nbytes),
                          tsr_dtype_size(src.dtype)));
 }
 

@@ -92,10 +92,9 @@ std::string format_list(const int64_t* values, int32_t n) {
   return s + "]";
 }
 
-void check_ndim(int64_t ndim) {
+void fail_ndim(int64_t ndim) {
   if (ndim < 0) fail(TSR_ERR_INVALID_ARGUMENT, "ndim must be non-negative, got " + num(ndim));
-  if (ndim > TSR_MAX_DIMS)
-    fail(TSR_ERR_INVALID_ARGUMENT, "tensors have at most " + num(TSR_MAX_DIMS) + " dims, got " + num(ndim));
+  fail(TSR_ERR_INVALID_ARGUMENT, "tensors have at most " + num(TSR_MAX_DIMS) + " dims, got " + num(ndim));
 }
 
 int64_t checked_numel(int32_t ndim, const int64_t* shape, size_t element_size) {
@@ -463,7 +462,7 @@ std::optional<Layout> flatten(const Layout& l, int64_t start_dim, int64_t end_di
 }
 
 Layout as_strided(const Layout& /*src*/, int32_t ndim, const int64_t* shape, const int64_t* strides, int64_t offset,
-                  int64_t storage_numel, size_t element_size) {
+                  int64_t storage_bytes, size_t element_size) {
   check_ndim(ndim);
   for (int32_t i = 0; i < ndim; ++i)
     if (strides[i] < 0)
@@ -495,7 +494,7 @@ Layout as_strided(const Layout& /*src*/, int32_t ndim, const int64_t* shape, con
       fail(TSR_ERR_INVALID_ARGUMENT, "as_strided: storage offset " + num(offset) + " with sizes " +
                                          format_list(shape, ndim) + ", strides " + format_list(strides, ndim) +
                                          " and itemsize " + num(item) + " overflows a 64-bit byte size");
-    if (__builtin_mul_overflow(storage_numel, item, &available)) available = kInt64Max;
+    available = storage_bytes;
     if (required > available)
       fail(TSR_ERR_INVALID_ARGUMENT,
            "as_strided: sizes " + format_list(shape, ndim) + ", strides " + format_list(strides, ndim) +

@@ -18,7 +18,12 @@ namespace tessera::rt {
 std::string format_list(const int64_t* values, int32_t n);
 
 // Throws TSR_ERR_INVALID_ARGUMENT unless 0 <= ndim <= TSR_MAX_DIMS.
-void check_ndim(int64_t ndim);
+[[noreturn]] void fail_ndim(int64_t ndim);
+// Inline: every view and op checks it, most of them on the hot path.
+inline void check_ndim(int64_t ndim) {
+  if (ndim < 0 || ndim > TSR_MAX_DIMS) [[unlikely]]
+    fail_ndim(ndim);
+}
 
 // Row-major layout (PyTorch's contiguous strides: a size-0 dim counts as 1),
 // offset 0. Validates ndim, sizes >= 0 and that numel fits in int64.
@@ -88,12 +93,13 @@ Layout expand(const Layout& l, int32_t ndim, const int64_t* shape);
 // would copy (the caller then copies to row-major and views that).
 std::optional<Layout> flatten(const Layout& l, int64_t start_dim, int64_t end_dim);
 
-// x.as_strided(shape, strides, offset) over a storage of storage_numel
-// elements (src itself is not read). Sizes, strides and offset must be >= 0
-// and every element inside the storage. element_size only scales the numbers in the out-of-bounds
-// message (PyTorch reports bytes); with 1 they are elements.
+// x.as_strided(shape, strides, offset) over a storage of storage_bytes
+// bytes of elements of element_size bytes (src itself is not read). Sizes,
+// strides and offset (in elements) must be >= 0 and every element inside
+// the storage; the out-of-bounds message counts bytes, as PyTorch's. With
+// element_size 1, storage_bytes is a count of elements.
 Layout as_strided(const Layout& src, int32_t ndim, const int64_t* shape, const int64_t* strides, int64_t offset,
-                  int64_t storage_numel, size_t element_size = 1);
+                  int64_t storage_bytes, size_t element_size = 1);
 
 // Which of ndim dims a reduction over `dims` reduces (num_dims 0 or dims
 // null: all), into reduced[TSR_MAX_DIMS]; a dim named twice fails. A 0-d

@@ -381,7 +381,7 @@ TEST_CASE("error messages are PyTorch's", "[shape][errors]") {
   expect_error([&] { flatten(kX, 2, 2); }, TSR_ERR_INDEX,
                "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
   auto strided = [&](Vec shape, Vec strides, int64_t offset, size_t item = 8) {
-    as_strided(kX, int32_t(shape.size()), shape.data(), strides.data(), offset, 12, item);
+    as_strided(kX, int32_t(shape.size()), shape.data(), strides.data(), offset, 12 * int64_t(item), item);
   };
   expect_error([&] { strided({2, 2}, {1, -1}, 0); }, TSR_ERR_INVALID_ARGUMENT,
                "as_strided: Negative strides are not supported at the moment, got strides: [1, -1]");
@@ -453,7 +453,7 @@ Layout apply_step(const Layout& x, const std::string& op, const nlohmann::json& 
   }
   if (op == "as_strided") {
     const Vec shape = vec(a[0]), strides = vec(a[1]);
-    return as_strided(x, int32_t(shape.size()), shape.data(), strides.data(), a[2], storage, 8);
+    return as_strided(x, int32_t(shape.size()), shape.data(), strides.data(), a[2], storage * 8, 8);
   }
   FAIL("unknown op " << op);
   return x;
@@ -472,7 +472,7 @@ TEST_CASE("random view chains replay exactly as torch 1.13 ran them", "[shape][t
     const auto& base = chains[c].at("base");
     int64_t storage = base.at("storage");
     const Vec shape = vec(base.at("shape")), strides = vec(base.at("strides"));
-    Layout x = as_strided(Layout{}, int32_t(shape.size()), shape.data(), strides.data(), base.at("offset"), storage, 8);
+    Layout x = as_strided(Layout{}, int32_t(shape.size()), shape.data(), strides.data(), base.at("offset"), storage * 8, 8);
     std::string trail = "chain " + std::to_string(c) + ": base " + shape_string(x) + " " + strides_string(x);
     for (const auto& step : chains[c].at("steps")) {
       const std::string op = step.at("op");

@@ -77,6 +77,10 @@ int tc_scalar(PyObject* o, void* out);   /* tsr_scalar*: a Python bool, int (int
 PyObject* tc_scalar_value(tsr_scalar s); /* the Python number a tsr_scalar holds (an INT as int64) */
 int tc_op(PyObject* o, void* out);       /* tsr_op*: an int below tsr_op_count() */
 
+/* METH_FASTCALL arguments by a format of one letter each (Note [Fast calls]
+ * in args.c); 1: ok; 0: error set. */
+int tc_parse(PyObject* const* args, Py_ssize_t nargs, const char* fn, const char* format, ...);
+
 /* The process's runtime, created on first use ($TESSERA_CONFIG, else the
  * default config beside the library); NULL with the error raised. */
 tsr_runtime* tc_runtime(void);

@@ -47,106 +47,106 @@ static PyObject* py_alias(PyObject* m, PyObject* arg) {
   return tc_wrap(t);
 }
 
-static PyObject* py_view(PyObject* m, PyObject* args) {
+static PyObject* py_view(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   tc_i64s shape;
-  if (!PyArg_ParseTuple(args, "O&O&:view", tc_tensor, &t, tc_ints64, &shape)) return NULL;
+  if (!tc_parse(args, nargs, "view", "TS", &t, &shape)) return NULL;
   const tsr_status st = tsr_view(t, shape.n, shape.v, &out);
   return tc_result(st, out);
 }
 
-static PyObject* py_reshape(PyObject* m, PyObject* args) {
+static PyObject* py_reshape(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   tc_i64s shape;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&:reshape", tc_tensor, &t, tc_ints64, &shape)) return NULL;
+  if (!tc_parse(args, nargs, "reshape", "TS", &t, &shape)) return NULL;
   TC_MAYBE_WITHOUT_GIL(tsr_tensor_numel(t), st = tsr_reshape(t, shape.n, shape.v, &out));  /* may copy */
   return tc_result(st, out);
 }
 
-static PyObject* py_expand(PyObject* m, PyObject* args) {
+static PyObject* py_expand(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   tc_i64s shape;
-  if (!PyArg_ParseTuple(args, "O&O&:expand", tc_tensor, &t, tc_ints64, &shape)) return NULL;
+  if (!tc_parse(args, nargs, "expand", "TS", &t, &shape)) return NULL;
   const tsr_status st = tsr_expand(t, shape.n, shape.v, &out);
   return tc_result(st, out);
 }
 
-static PyObject* py_permute(PyObject* m, PyObject* args) {
+static PyObject* py_permute(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   tc_i32s dims;
-  if (!PyArg_ParseTuple(args, "O&O&:permute", tc_tensor, &t, tc_ints32, &dims)) return NULL;
+  if (!tc_parse(args, nargs, "permute", "Ts", &t, &dims)) return NULL;
   const tsr_status st = tsr_permute(t, dims.n, dims.v, &out);
   return tc_result(st, out);
 }
 
-static PyObject* py_transpose(PyObject* m, PyObject* args) {
+static PyObject* py_transpose(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   int dim0, dim1;
-  if (!PyArg_ParseTuple(args, "O&ii:transpose", tc_tensor, &t, &dim0, &dim1)) return NULL;
+  if (!tc_parse(args, nargs, "transpose", "Tii", &t, &dim0, &dim1)) return NULL;
   const tsr_status st = tsr_transpose(t, dim0, dim1, &out);
   return tc_result(st, out);
 }
 
-static PyObject* py_flatten(PyObject* m, PyObject* args) {
+static PyObject* py_flatten(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   int start, end;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&ii:flatten", tc_tensor, &t, &start, &end)) return NULL;
+  if (!tc_parse(args, nargs, "flatten", "Tii", &t, &start, &end)) return NULL;
   TC_MAYBE_WITHOUT_GIL(tsr_tensor_numel(t), st = tsr_flatten(t, start, end, &out));  /* may copy */
   return tc_result(st, out);
 }
 
-static PyObject* py_unsqueeze(PyObject* m, PyObject* args) {
+static PyObject* py_unsqueeze(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   int dim;
-  if (!PyArg_ParseTuple(args, "O&i:unsqueeze", tc_tensor, &t, &dim)) return NULL;
+  if (!tc_parse(args, nargs, "unsqueeze", "Ti", &t, &dim)) return NULL;
   const tsr_status st = tsr_unsqueeze(t, dim, &out);
   return tc_result(st, out);
 }
 
-static PyObject* py_squeeze(PyObject* m, PyObject* args) {
+static PyObject* py_squeeze(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   int dim;
-  if (!PyArg_ParseTuple(args, "O&i:squeeze", tc_tensor, &t, &dim)) return NULL;
+  if (!tc_parse(args, nargs, "squeeze", "Ti", &t, &dim)) return NULL;
   const tsr_status st = tsr_squeeze(t, dim, &out);
   return tc_result(st, out);
 }
 
-static PyObject* py_slice(PyObject* m, PyObject* args) {
+static PyObject* py_slice(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   int dim;
   long long start, stop, step;
-  if (!PyArg_ParseTuple(args, "O&iLLL:slice", tc_tensor, &t, &dim, &start, &stop, &step)) return NULL;
+  if (!tc_parse(args, nargs, "slice", "TiLLL", &t, &dim, &start, &stop, &step)) return NULL;
   const tsr_status st = tsr_slice(t, dim, start, stop, step, &out);
   return tc_result(st, out);
 }
 
-static PyObject* py_select(PyObject* m, PyObject* args) {
+static PyObject* py_select(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   int dim;
   long long index;
-  if (!PyArg_ParseTuple(args, "O&iL:select", tc_tensor, &t, &dim, &index)) return NULL;
+  if (!tc_parse(args, nargs, "select", "TiL", &t, &dim, &index)) return NULL;
   const tsr_status st = tsr_select(t, dim, index, &out);
   return tc_result(st, out);
 }
 
-static PyObject* py_as_strided(PyObject* m, PyObject* args) {
+static PyObject* py_as_strided(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   tc_i64s shape, strides;
   long long offset;
-  if (!PyArg_ParseTuple(args, "O&O&O&L:as_strided", tc_tensor, &t, tc_ints64, &shape, tc_ints64, &strides, &offset))
+  if (!tc_parse(args, nargs, "as_strided", "TSSL", &t, &shape, &strides, &offset))
     return NULL;
   if (shape.n != strides.n)
     return PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape (%d and %d)", (int)strides.n,
@@ -155,12 +155,12 @@ static PyObject* py_as_strided(PyObject* m, PyObject* args) {
   return tc_result(st, out);
 }
 
-static PyObject* py_diagonal(PyObject* m, PyObject* args) {
+static PyObject* py_diagonal(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   long long offset;
   int dim1, dim2;
-  if (!PyArg_ParseTuple(args, "O&Lii:diagonal", tc_tensor, &t, &offset, &dim1, &dim2)) return NULL;
+  if (!tc_parse(args, nargs, "diagonal", "TLii", &t, &offset, &dim1, &dim2)) return NULL;
   const tsr_status st = tsr_diagonal(t, offset, dim1, dim2, &out);
   return tc_result(st, out);
 }
@@ -169,14 +169,13 @@ static PyObject* py_diagonal(PyObject* m, PyObject* args) {
 /* ---- creation (on the process's runtime) ------------------------------------------ */
 
 #define TC_SIZED(name)                                                                              \
-  static PyObject* py_##name(PyObject* m, PyObject* args) {                                         \
+  static PyObject* py_##name(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {               \
     (void)m;                                                                                        \
     tc_i64s shape;                                                                                  \
     tsr_dtype dtype;                                                                                \
     tsr_device device;                                                                              \
     tsr_tensor* out = NULL;                                                                         \
-    if (!PyArg_ParseTuple(args, "O&O&O&:" #name, tc_ints64, &shape, tc_dtype, &dtype, tc_device, &device)) \
-      return NULL;                                                                                  \
+    if (!tc_parse(args, nargs, #name, "SDV", &shape, &dtype, &device)) return NULL;                 \
     tsr_runtime* rt = tc_runtime();                                                                 \
     if (rt == NULL) return NULL;                                                                    \
     const tsr_status st = tsr_##name(rt, shape.n, shape.v, dtype, device, &out);                    \
@@ -189,15 +188,14 @@ TC_SIZED(rand)
 TC_SIZED(randn)
 #undef TC_SIZED
 
-static PyObject* py_full(PyObject* m, PyObject* args) {
+static PyObject* py_full(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tc_i64s shape;
   tsr_scalar value;
   tsr_dtype dtype;
   tsr_device device;
   tsr_tensor* out = NULL;
-  if (!PyArg_ParseTuple(args, "O&O&O&O&:full", tc_ints64, &shape, tc_scalar, &value, tc_dtype, &dtype, tc_device,
-                        &device))
+  if (!tc_parse(args, nargs, "full", "SNDV", &shape, &value, &dtype, &device))
     return NULL;
   tsr_runtime* rt = tc_runtime();
   if (rt == NULL) return NULL;
@@ -205,14 +203,13 @@ static PyObject* py_full(PyObject* m, PyObject* args) {
   return tc_result(st, out);
 }
 
-static PyObject* py_arange(PyObject* m, PyObject* args) {
+static PyObject* py_arange(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_scalar start, end, step;
   tsr_dtype dtype;
   tsr_device device;
   tsr_tensor* out = NULL;
-  if (!PyArg_ParseTuple(args, "O&O&O&O&O&:arange", tc_scalar, &start, tc_scalar, &end, tc_scalar, &step, tc_dtype,
-                        &dtype, tc_device, &device))
+  if (!tc_parse(args, nargs, "arange", "NNNDV", &start, &end, &step, &dtype, &device))
     return NULL;
   tsr_runtime* rt = tc_runtime();
   if (rt == NULL) return NULL;
@@ -220,14 +217,14 @@ static PyObject* py_arange(PyObject* m, PyObject* args) {
   return tc_result(st, out);
 }
 
-static PyObject* py_linspace(PyObject* m, PyObject* args) {
+static PyObject* py_linspace(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   double start, end;
   long long steps;
   tsr_dtype dtype;
   tsr_device device;
   tsr_tensor* out = NULL;
-  if (!PyArg_ParseTuple(args, "ddLO&O&:linspace", &start, &end, &steps, tc_dtype, &dtype, tc_device, &device))
+  if (!tc_parse(args, nargs, "linspace", "ddLDV", &start, &end, &steps, &dtype, &device))
     return NULL;
   tsr_runtime* rt = tc_runtime();
   if (rt == NULL) return NULL;
@@ -235,13 +232,13 @@ static PyObject* py_linspace(PyObject* m, PyObject* args) {
   return tc_result(st, out);
 }
 
-static PyObject* py_eye(PyObject* m, PyObject* args) {
+static PyObject* py_eye(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   long long n, cols, k;
   tsr_dtype dtype;
   tsr_device device;
   tsr_tensor* out = NULL;
-  if (!PyArg_ParseTuple(args, "LLLO&O&:eye", &n, &cols, &k, tc_dtype, &dtype, tc_device, &device)) return NULL;
+  if (!tc_parse(args, nargs, "eye", "LLLDV", &n, &cols, &k, &dtype, &device)) return NULL;
   tsr_runtime* rt = tc_runtime();
   if (rt == NULL) return NULL;
   const tsr_status st = tsr_eye(rt, n, cols, k, dtype, device, &out);
@@ -324,207 +321,206 @@ static int64_t numel2(tsr_tensor* a, tsr_tensor* b) {
   return (a != NULL ? tsr_tensor_numel(a) : 0) + (b != NULL ? tsr_tensor_numel(b) : 0);
 }
 
-static PyObject* py_binary(PyObject* m, PyObject* args) {
+static PyObject* py_binary(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_op op;
   tsr_tensor *a, *b, *out = NULL;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&O&:binary", tc_op, &op, tc_tensor, &a, tc_tensor, &b)) return NULL;
+  if (!tc_parse(args, nargs, "binary", "KTT", &op, &a, &b)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_binary(op, a, b, &out));
   return tc_result(st, out);
 }
 
-static PyObject* py_binary_scalar(PyObject* m, PyObject* args) {
+static PyObject* py_binary_scalar(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_op op;
   tsr_tensor *a, *out = NULL;
   tsr_scalar s;
   int reversed;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&O&p:binary_scalar", tc_op, &op, tc_tensor, &a, tc_scalar, &s, &reversed))
+  if (!tc_parse(args, nargs, "binary_scalar", "KTNp", &op, &a, &s, &reversed))
     return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_binary_scalar(op, a, s, reversed, &out));
   return tc_result(st, out);
 }
 
-static PyObject* py_binary_(PyObject* m, PyObject* args) {
+static PyObject* py_binary_(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_op op;
   tsr_tensor *a, *b;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&O&:binary_", tc_op, &op, tc_tensor, &a, tc_tensor, &b)) return NULL;
+  if (!tc_parse(args, nargs, "binary_", "KTT", &op, &a, &b)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_binary_(op, a, b));
   return tc_none(st);
 }
 
-static PyObject* py_binary_scalar_(PyObject* m, PyObject* args) {
+static PyObject* py_binary_scalar_(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_op op;
   tsr_tensor* a;
   tsr_scalar s;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&O&:binary_scalar_", tc_op, &op, tc_tensor, &a, tc_scalar, &s)) return NULL;
+  if (!tc_parse(args, nargs, "binary_scalar_", "KTN", &op, &a, &s)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_binary_scalar_(op, a, s));
   return tc_none(st);
 }
 
-static PyObject* py_binary_out(PyObject* m, PyObject* args) {
+static PyObject* py_binary_out(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_op op;
   tsr_tensor *a, *b, *out;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&O&O&:binary_out", tc_op, &op, tc_tensor, &a, tc_tensor, &b, tc_tensor, &out))
+  if (!tc_parse(args, nargs, "binary_out", "KTTT", &op, &a, &b, &out))
     return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_binary_out(op, a, b, out));
   return tc_none(st);
 }
 
-static PyObject* py_binary_scalar_out(PyObject* m, PyObject* args) {
+static PyObject* py_binary_scalar_out(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_op op;
   tsr_tensor *a, *out;
   tsr_scalar s;
   int reversed;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&O&pO&:binary_scalar_out", tc_op, &op, tc_tensor, &a, tc_scalar, &s, &reversed,
-                        tc_tensor, &out))
+  if (!tc_parse(args, nargs, "binary_scalar_out", "KTNpT", &op, &a, &s, &reversed, &out))
     return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_binary_scalar_out(op, a, s, reversed, out));
   return tc_none(st);
 }
 
-static PyObject* py_unary(PyObject* m, PyObject* args) {
+static PyObject* py_unary(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_op op;
   tsr_tensor *a, *out = NULL;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&:unary", tc_op, &op, tc_tensor, &a)) return NULL;
+  if (!tc_parse(args, nargs, "unary", "KT", &op, &a)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_unary(op, a, &out));
   return tc_result(st, out);
 }
 
-static PyObject* py_unary_(PyObject* m, PyObject* args) {
+static PyObject* py_unary_(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_op op;
   tsr_tensor* a;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&:unary_", tc_op, &op, tc_tensor, &a)) return NULL;
+  if (!tc_parse(args, nargs, "unary_", "KT", &op, &a)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_unary_(op, a));
   return tc_none(st);
 }
 
-static PyObject* py_unary_out(PyObject* m, PyObject* args) {
+static PyObject* py_unary_out(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_op op;
   tsr_tensor *a, *out;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&O&:unary_out", tc_op, &op, tc_tensor, &a, tc_tensor, &out)) return NULL;
+  if (!tc_parse(args, nargs, "unary_out", "KTT", &op, &a, &out)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_unary_out(op, a, out));
   return tc_none(st);
 }
 
-static PyObject* py_math(PyObject* m, PyObject* args) {
+static PyObject* py_math(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   int fn;
   tsr_tensor *a, *out = NULL;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "iO&:math", &fn, tc_tensor, &a)) return NULL;
+  if (!tc_parse(args, nargs, "math", "iT", &fn, &a)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_math(fn, a, &out));
   return tc_result(st, out);
 }
 
-static PyObject* py_math_out(PyObject* m, PyObject* args) {
+static PyObject* py_math_out(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   int fn;
   tsr_tensor *a, *out;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "iO&O&:math_out", &fn, tc_tensor, &a, tc_tensor, &out)) return NULL;
+  if (!tc_parse(args, nargs, "math_out", "iTT", &fn, &a, &out)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_math_out(fn, a, out));
   return tc_none(st);
 }
 
-static PyObject* py_matmul(PyObject* m, PyObject* args) {
+static PyObject* py_matmul(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *a, *b, *out = NULL;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&:matmul", tc_tensor, &a, tc_tensor, &b)) return NULL;
+  if (!tc_parse(args, nargs, "matmul", "TT", &a, &b)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_matmul(a, b, &out));
   return tc_result(st, out);
 }
 
-static PyObject* py_matmul_out(PyObject* m, PyObject* args) {
+static PyObject* py_matmul_out(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *a, *b, *out;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&O&:matmul_out", tc_tensor, &a, tc_tensor, &b, tc_tensor, &out)) return NULL;
+  if (!tc_parse(args, nargs, "matmul_out", "TTT", &a, &b, &out)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_matmul_out(a, b, out));
   return tc_none(st);
 }
 
-static PyObject* py_where(PyObject* m, PyObject* args) {
+static PyObject* py_where(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *c, *a, *b, *out = NULL;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&O&:where", tc_tensor, &c, tc_tensor, &a, tc_tensor, &b)) return NULL;
+  if (!tc_parse(args, nargs, "where", "TTT", &c, &a, &b)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_where(c, a, b, &out));
   return tc_result(st, out);
 }
 
 /* ---- copies and conversions ------------------------------------------------------- */
 
-static PyObject* py_to(PyObject* m, PyObject* args) {
+static PyObject* py_to(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   tsr_dtype dtype;
   tsr_device device;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&O&:to", tc_tensor, &t, tc_dtype, &dtype, tc_device, &device)) return NULL;
+  if (!tc_parse(args, nargs, "to", "TDV", &t, &dtype, &device)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_to(t, dtype, device, &out));
   return tc_result(st, out);
 }
 
-static PyObject* py_to_dtype(PyObject* m, PyObject* args) {
+static PyObject* py_to_dtype(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   tsr_dtype dtype;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&:to_dtype", tc_tensor, &t, tc_dtype, &dtype)) return NULL;
+  if (!tc_parse(args, nargs, "to_dtype", "TD", &t, &dtype)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_to_dtype(t, dtype, &out));
   return tc_result(st, out);
 }
 
-static PyObject* py_to_device(PyObject* m, PyObject* args) {
+static PyObject* py_to_device(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   tsr_device device;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&:to_device", tc_tensor, &t, tc_device, &device)) return NULL;
+  if (!tc_parse(args, nargs, "to_device", "TV", &t, &device)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_to_device(t, device, &out));
   return tc_result(st, out);
 }
 
-static PyObject* py_copy_(PyObject* m, PyObject* args) {
+static PyObject* py_copy_(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *dst, *src;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&:copy_", tc_tensor, &dst, tc_tensor, &src)) return NULL;
+  if (!tc_parse(args, nargs, "copy_", "TT", &dst, &src)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(dst, NULL), st = tsr_copy_(dst, src));
   return tc_none(st);
 }
 
-static PyObject* py_fill_(PyObject* m, PyObject* args) {
+static PyObject* py_fill_(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor* t;
   tsr_scalar s;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&:fill_", tc_tensor, &t, tc_scalar, &s)) return NULL;
+  if (!tc_parse(args, nargs, "fill_", "TN", &t, &s)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_fill_(t, s));
   return tc_none(st);
 }
 
 /* ---- reductions and indexing ops -------------------------------------------------- */
 
-static PyObject* py_reduce(PyObject* m, PyObject* args) {
+static PyObject* py_reduce(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_op op;
   tsr_tensor *t, *out = NULL;
@@ -532,51 +528,51 @@ static PyObject* py_reduce(PyObject* m, PyObject* args) {
   int keepdim;
   double correction = 1.0;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&O&p|d:reduce", tc_op, &op, tc_tensor, &t, tc_ints32, &dims, &keepdim, &correction))
+  if (!tc_parse(args, nargs, "reduce", "KTsp|d", &op, &t, &dims, &keepdim, &correction))
     return NULL;
   tsr_reduce_options o = {TSR_REDUCE_OPTIONS_STRUCT_SIZE, dims.v, dims.n, keepdim, correction};
   TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_reduce_ex(op, t, &o, &out));
   return tc_result(st, out);
 }
 
-static PyObject* py_cumsum(PyObject* m, PyObject* args) {
+static PyObject* py_cumsum(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   long long dim;
   tsr_dtype dtype;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&LO&:cumsum", tc_tensor, &t, &dim, tc_dtype, &dtype)) return NULL;
+  if (!tc_parse(args, nargs, "cumsum", "TLD", &t, &dim, &dtype)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_cumsum(t, dim, dtype, &out));
   return tc_result(st, out);
 }
 
-static PyObject* py_gather(PyObject* m, PyObject* args) {
+static PyObject* py_gather(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *index, *out = NULL;
   long long dim;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&LO&:gather", tc_tensor, &t, &dim, tc_tensor, &index)) return NULL;
+  if (!tc_parse(args, nargs, "gather", "TLT", &t, &dim, &index)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(t, index), st = tsr_gather(t, dim, index, &out));
   return tc_result(st, out);
 }
 
-static PyObject* py_take(PyObject* m, PyObject* args) {
+static PyObject* py_take(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *index, *out = NULL;
   long long dim;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&L:take", tc_tensor, &t, tc_tensor, &index, &dim)) return NULL;
+  if (!tc_parse(args, nargs, "take", "TTL", &t, &index, &dim)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(t, index), st = tsr_take(t, index, dim, &out));
   return tc_result(st, out);
 }
 
-static PyObject* py_scatter_(PyObject* m, PyObject* args) {
+static PyObject* py_scatter_(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *index, *src;
   long long dim;
   int add;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&LO&O&p:scatter_", tc_tensor, &t, &dim, tc_tensor, &index, tc_tensor, &src, &add))
+  if (!tc_parse(args, nargs, "scatter_", "TLTTp", &t, &dim, &index, &src, &add))
     return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(t, index), st = tsr_scatter_(t, dim, index, src, add));
   return tc_none(st);
@@ -592,7 +588,7 @@ static PyObject* py_nonzero(PyObject* m, PyObject* arg) {
 }
 
 
-static PyObject* py_sort(PyObject* m, PyObject* args) {
+static PyObject* py_sort(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor* t;
   tsr_sort_options o = TSR_SORT_OPTIONS_INIT;
@@ -600,7 +596,7 @@ static PyObject* py_sort(PyObject* m, PyObject* args) {
   int descending, stable;
   tsr_tensor* outs[2] = {NULL, NULL};
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&Lpp:sort", tc_tensor, &t, &dim, &descending, &stable)) return NULL;
+  if (!tc_parse(args, nargs, "sort", "TLpp", &t, &dim, &descending, &stable)) return NULL;
   o.dim = dim;
   o.descending = descending;
   o.stable = stable;
@@ -610,13 +606,13 @@ static PyObject* py_sort(PyObject* m, PyObject* args) {
 
 /* unique(x, indices, inverse, counts) -> (values, indices, inverse, counts),
  * None for each not asked for. */
-static PyObject* py_unique(PyObject* m, PyObject* args) {
+static PyObject* py_unique(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor* t;
   int want_indices, want_inverse, want_counts;
   tsr_tensor* outs[4] = {NULL, NULL, NULL, NULL};
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&ppp:unique", tc_tensor, &t, &want_indices, &want_inverse, &want_counts)) return NULL;
+  if (!tc_parse(args, nargs, "unique", "Tppp", &t, &want_indices, &want_inverse, &want_counts)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_unique(t, &outs[0], want_indices ? &outs[1] : NULL,
                                                         want_inverse ? &outs[2] : NULL, want_counts ? &outs[3] : NULL));
   return tc_results(st, 4, outs);
@@ -678,37 +674,37 @@ static PyObject* py_stack(PyObject* m, PyObject* args) {
   return join(args, 1);
 }
 
-static PyObject* py_roll(PyObject* m, PyObject* args) {
+static PyObject* py_roll(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   tc_i64s shifts;
   PyObject* dims_arg;
   tc_i64s dims = {0, {0}};
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&O:roll", tc_tensor, &t, tc_ints64, &shifts, &dims_arg)) return NULL;
+  if (!tc_parse(args, nargs, "roll", "TSO", &t, &shifts, &dims_arg)) return NULL;
   if (dims_arg != Py_None && !tc_ints64(dims_arg, &dims)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(t, NULL),
                        st = tsr_roll(t, shifts.n, shifts.v, dims_arg == Py_None ? NULL : dims.v, &out));
   return tc_result(st, out);
 }
 
-static PyObject* py_flip(PyObject* m, PyObject* args) {
+static PyObject* py_flip(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   tc_i64s dims;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&:flip", tc_tensor, &t, tc_ints64, &dims)) return NULL;
+  if (!tc_parse(args, nargs, "flip", "TS", &t, &dims)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_flip(t, dims.n, dims.v, &out));
   return tc_result(st, out);
 }
 
 #define TC_TRIANGLE(name)                                                        \
-  static PyObject* py_##name(PyObject* m, PyObject* args) {                      \
+  static PyObject* py_##name(PyObject* m, PyObject* const* args, Py_ssize_t nargs) { \
     (void)m;                                                                     \
     tsr_tensor *t, *out = NULL;                                                  \
-    long long k;                                                                 \
+    int64_t k;                                                                   \
     tsr_status st;                                                               \
-    if (!PyArg_ParseTuple(args, "O&L:" #name, tc_tensor, &t, &k)) return NULL;   \
+    if (!tc_parse(args, nargs, #name, "TL", &t, &k)) return NULL;                \
     TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_##name(t, k, &out));          \
     return tc_result(st, out);                                                   \
   }
@@ -717,12 +713,12 @@ TC_TRIANGLE(triu)
 #undef TC_TRIANGLE
 
 #define TC_SOFTMAX(name)                                                         \
-  static PyObject* py_##name(PyObject* m, PyObject* args) {                      \
+  static PyObject* py_##name(PyObject* m, PyObject* const* args, Py_ssize_t nargs) { \
     (void)m;                                                                     \
     tsr_tensor *t, *out = NULL;                                                  \
-    long long dim;                                                               \
+    int64_t dim;                                                                 \
     tsr_status st;                                                               \
-    if (!PyArg_ParseTuple(args, "O&L:" #name, tc_tensor, &t, &dim)) return NULL; \
+    if (!tc_parse(args, nargs, #name, "TL", &t, &dim)) return NULL;              \
     TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_##name(t, dim, &out));        \
     return tc_result(st, out);                                                   \
   }
@@ -730,13 +726,13 @@ TC_SOFTMAX(softmax)
 TC_SOFTMAX(log_softmax)
 #undef TC_SOFTMAX
 
-static PyObject* py_logsumexp(PyObject* m, PyObject* args) {
+static PyObject* py_logsumexp(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *out = NULL;
   tc_i32s dims;
   int keepdim;
   tsr_status st;
-  if (!PyArg_ParseTuple(args, "O&O&p:logsumexp", tc_tensor, &t, tc_ints32, &dims, &keepdim)) return NULL;
+  if (!tc_parse(args, nargs, "logsumexp", "Tsp", &t, &dims, &keepdim)) return NULL;
   TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_logsumexp(t, dims.n, dims.v, keepdim, &out));
   return tc_result(st, out);
 }
@@ -796,12 +792,12 @@ TC_TEXT(format_layout)
 
 /* ---- shapes and dtypes -------------------------------------------------------------- */
 
-static PyObject* py_broadcast_shapes(PyObject* m, PyObject* args) {
+static PyObject* py_broadcast_shapes(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tc_i64s a, b;
   int32_t n = 0;
   int64_t out[TSR_MAX_DIMS];
-  if (!PyArg_ParseTuple(args, "O&O&:broadcast_shapes", tc_ints64, &a, tc_ints64, &b)) return NULL;
+  if (!tc_parse(args, nargs, "broadcast_shapes", "SS", &a, &b)) return NULL;
   const tsr_status st = tsr_broadcast_shapes(a.n, a.v, b.n, b.v, &n, out);
   if (st != TSR_OK) return tc_raise(st);
   PyObject* r = PyTuple_New(n);
@@ -813,10 +809,10 @@ static PyObject* py_broadcast_shapes(PyObject* m, PyObject* args) {
   return r;
 }
 
-static PyObject* py_promote_types(PyObject* m, PyObject* args) {
+static PyObject* py_promote_types(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   int a, b;
-  if (!PyArg_ParseTuple(args, "ii:promote_types", &a, &b)) return NULL;
+  if (!tc_parse(args, nargs, "promote_types", "ii", &a, &b)) return NULL;
   return PyLong_FromLong((long)tsr_promote_types((tsr_dtype)a, (tsr_dtype)b));
 }
 
@@ -841,27 +837,27 @@ PyMethodDef tc_tensor_methods[] = {
     {"contiguous", py_contiguous, METH_O, "contiguous(x): x, or a row-major copy"},
     {"clone", py_clone, METH_O, "clone(x): a copy"},
     {"alias", py_alias, METH_O, "alias(x): a new Tensor over the same handle"},
-    {"view", py_view, METH_VARARGS, "view(x, shape)"},
-    {"reshape", py_reshape, METH_VARARGS, "reshape(x, shape): a view where one exists, else a copy"},
-    {"expand", py_expand, METH_VARARGS, "expand(x, shape)"},
-    {"permute", py_permute, METH_VARARGS, "permute(x, dims)"},
-    {"transpose", py_transpose, METH_VARARGS, "transpose(x, dim0, dim1)"},
-    {"flatten", py_flatten, METH_VARARGS, "flatten(x, start_dim, end_dim)"},
-    {"unsqueeze", py_unsqueeze, METH_VARARGS, "unsqueeze(x, dim)"},
-    {"squeeze", py_squeeze, METH_VARARGS, "squeeze(x, dim)"},
-    {"slice", py_slice, METH_VARARGS, "slice(x, dim, start, stop, step): TSR_SLICE_NONE (-2**63) for an absent bound"},
-    {"select", py_select, METH_VARARGS, "select(x, dim, index)"},
-    {"as_strided", py_as_strided, METH_VARARGS, "as_strided(x, shape, strides, offset)"},
-    {"diagonal", py_diagonal, METH_VARARGS, "diagonal(x, offset, dim1, dim2)"},
-    {"empty", py_empty, METH_VARARGS, "empty(shape, dtype, device)"},
-    {"zeros", py_zeros, METH_VARARGS, "zeros(shape, dtype, device)"},
-    {"ones", py_ones, METH_VARARGS, "ones(shape, dtype, device)"},
-    {"rand", py_rand, METH_VARARGS, "rand(shape, dtype, device)"},
-    {"randn", py_randn, METH_VARARGS, "randn(shape, dtype, device)"},
-    {"full", py_full, METH_VARARGS, "full(shape, value, dtype, device)"},
-    {"arange", py_arange, METH_VARARGS, "arange(start, end, step, dtype, device)"},
-    {"linspace", py_linspace, METH_VARARGS, "linspace(start, end, steps, dtype, device)"},
-    {"eye", py_eye, METH_VARARGS, "eye(n, m, k, dtype, device)"},
+    {"view", (PyCFunction)(void (*)(void))py_view, METH_FASTCALL, "view(x, shape)"},
+    {"reshape", (PyCFunction)(void (*)(void))py_reshape, METH_FASTCALL, "reshape(x, shape): a view where one exists, else a copy"},
+    {"expand", (PyCFunction)(void (*)(void))py_expand, METH_FASTCALL, "expand(x, shape)"},
+    {"permute", (PyCFunction)(void (*)(void))py_permute, METH_FASTCALL, "permute(x, dims)"},
+    {"transpose", (PyCFunction)(void (*)(void))py_transpose, METH_FASTCALL, "transpose(x, dim0, dim1)"},
+    {"flatten", (PyCFunction)(void (*)(void))py_flatten, METH_FASTCALL, "flatten(x, start_dim, end_dim)"},
+    {"unsqueeze", (PyCFunction)(void (*)(void))py_unsqueeze, METH_FASTCALL, "unsqueeze(x, dim)"},
+    {"squeeze", (PyCFunction)(void (*)(void))py_squeeze, METH_FASTCALL, "squeeze(x, dim)"},
+    {"slice", (PyCFunction)(void (*)(void))py_slice, METH_FASTCALL, "slice(x, dim, start, stop, step): TSR_SLICE_NONE (-2**63) for an absent bound"},
+    {"select", (PyCFunction)(void (*)(void))py_select, METH_FASTCALL, "select(x, dim, index)"},
+    {"as_strided", (PyCFunction)(void (*)(void))py_as_strided, METH_FASTCALL, "as_strided(x, shape, strides, offset)"},
+    {"diagonal", (PyCFunction)(void (*)(void))py_diagonal, METH_FASTCALL, "diagonal(x, offset, dim1, dim2)"},
+    {"empty", (PyCFunction)(void (*)(void))py_empty, METH_FASTCALL, "empty(shape, dtype, device)"},
+    {"zeros", (PyCFunction)(void (*)(void))py_zeros, METH_FASTCALL, "zeros(shape, dtype, device)"},
+    {"ones", (PyCFunction)(void (*)(void))py_ones, METH_FASTCALL, "ones(shape, dtype, device)"},
+    {"rand", (PyCFunction)(void (*)(void))py_rand, METH_FASTCALL, "rand(shape, dtype, device)"},
+    {"randn", (PyCFunction)(void (*)(void))py_randn, METH_FASTCALL, "randn(shape, dtype, device)"},
+    {"full", (PyCFunction)(void (*)(void))py_full, METH_FASTCALL, "full(shape, value, dtype, device)"},
+    {"arange", (PyCFunction)(void (*)(void))py_arange, METH_FASTCALL, "arange(start, end, step, dtype, device)"},
+    {"linspace", (PyCFunction)(void (*)(void))py_linspace, METH_FASTCALL, "linspace(start, end, steps, dtype, device)"},
+    {"eye", (PyCFunction)(void (*)(void))py_eye, METH_FASTCALL, "eye(n, m, k, dtype, device)"},
     {"manual_seed", py_manual_seed, METH_O, "manual_seed(seed): modulo 2**64"},
     {"from_host", py_from_host, METH_VARARGS, "from_host(buffer, shape, dtype, device): a copy of the bytes"},
     {"tensor_numel", py_tensor_numel, METH_O, "tensor_numel(x)"},
@@ -872,49 +868,49 @@ PyMethodDef tc_tensor_methods[] = {
     {"tensor_element_size", py_tensor_element_size, METH_O, "tensor_element_size(x): bytes"},
     {"tensor_is_contiguous", py_tensor_is_contiguous, METH_O, "tensor_is_contiguous(x)"},
     {"tensor_dtype", py_tensor_dtype, METH_O, "tensor_dtype(x): the dtype's code"},
-    {"binary", py_binary, METH_VARARGS, "binary(op, a, b)"},
-    {"binary_scalar", py_binary_scalar, METH_VARARGS, "binary_scalar(op, a, number, reversed)"},
-    {"binary_", py_binary_, METH_VARARGS, "binary_(op, a, b): a (op)= b"},
-    {"binary_scalar_", py_binary_scalar_, METH_VARARGS, "binary_scalar_(op, a, number)"},
-    {"binary_out", py_binary_out, METH_VARARGS, "binary_out(op, a, b, out)"},
-    {"binary_scalar_out", py_binary_scalar_out, METH_VARARGS, "binary_scalar_out(op, a, number, reversed, out)"},
-    {"unary", py_unary, METH_VARARGS, "unary(op, a)"},
-    {"unary_", py_unary_, METH_VARARGS, "unary_(op, a)"},
-    {"unary_out", py_unary_out, METH_VARARGS, "unary_out(op, a, out)"},
-    {"math", py_math, METH_VARARGS, "math(fn, a): a tsr_math_fn"},
-    {"math_out", py_math_out, METH_VARARGS, "math_out(fn, a, out)"},
-    {"matmul", py_matmul, METH_VARARGS, "matmul(a, b)"},
-    {"matmul_out", py_matmul_out, METH_VARARGS, "matmul_out(a, b, out)"},
-    {"where", py_where, METH_VARARGS, "where(condition, a, b)"},
-    {"to", py_to, METH_VARARGS, "to(x, dtype, device)"},
-    {"to_dtype", py_to_dtype, METH_VARARGS, "to_dtype(x, dtype)"},
-    {"to_device", py_to_device, METH_VARARGS, "to_device(x, device)"},
-    {"copy_", py_copy_, METH_VARARGS, "copy_(dst, src)"},
-    {"fill_", py_fill_, METH_VARARGS, "fill_(x, number)"},
-    {"reduce", py_reduce, METH_VARARGS, "reduce(op, x, dims, keepdim, correction=1.0): () for every dim"},
-    {"cumsum", py_cumsum, METH_VARARGS, "cumsum(x, dim, dtype)"},
-    {"gather", py_gather, METH_VARARGS, "gather(x, dim, index)"},
-    {"take", py_take, METH_VARARGS, "take(x, index, dim)"},
-    {"scatter_", py_scatter_, METH_VARARGS, "scatter_(x, dim, index, src, add)"},
+    {"binary", (PyCFunction)(void (*)(void))py_binary, METH_FASTCALL, "binary(op, a, b)"},
+    {"binary_scalar", (PyCFunction)(void (*)(void))py_binary_scalar, METH_FASTCALL, "binary_scalar(op, a, number, reversed)"},
+    {"binary_", (PyCFunction)(void (*)(void))py_binary_, METH_FASTCALL, "binary_(op, a, b): a (op)= b"},
+    {"binary_scalar_", (PyCFunction)(void (*)(void))py_binary_scalar_, METH_FASTCALL, "binary_scalar_(op, a, number)"},
+    {"binary_out", (PyCFunction)(void (*)(void))py_binary_out, METH_FASTCALL, "binary_out(op, a, b, out)"},
+    {"binary_scalar_out", (PyCFunction)(void (*)(void))py_binary_scalar_out, METH_FASTCALL, "binary_scalar_out(op, a, number, reversed, out)"},
+    {"unary", (PyCFunction)(void (*)(void))py_unary, METH_FASTCALL, "unary(op, a)"},
+    {"unary_", (PyCFunction)(void (*)(void))py_unary_, METH_FASTCALL, "unary_(op, a)"},
+    {"unary_out", (PyCFunction)(void (*)(void))py_unary_out, METH_FASTCALL, "unary_out(op, a, out)"},
+    {"math", (PyCFunction)(void (*)(void))py_math, METH_FASTCALL, "math(fn, a): a tsr_math_fn"},
+    {"math_out", (PyCFunction)(void (*)(void))py_math_out, METH_FASTCALL, "math_out(fn, a, out)"},
+    {"matmul", (PyCFunction)(void (*)(void))py_matmul, METH_FASTCALL, "matmul(a, b)"},
+    {"matmul_out", (PyCFunction)(void (*)(void))py_matmul_out, METH_FASTCALL, "matmul_out(a, b, out)"},
+    {"where", (PyCFunction)(void (*)(void))py_where, METH_FASTCALL, "where(condition, a, b)"},
+    {"to", (PyCFunction)(void (*)(void))py_to, METH_FASTCALL, "to(x, dtype, device)"},
+    {"to_dtype", (PyCFunction)(void (*)(void))py_to_dtype, METH_FASTCALL, "to_dtype(x, dtype)"},
+    {"to_device", (PyCFunction)(void (*)(void))py_to_device, METH_FASTCALL, "to_device(x, device)"},
+    {"copy_", (PyCFunction)(void (*)(void))py_copy_, METH_FASTCALL, "copy_(dst, src)"},
+    {"fill_", (PyCFunction)(void (*)(void))py_fill_, METH_FASTCALL, "fill_(x, number)"},
+    {"reduce", (PyCFunction)(void (*)(void))py_reduce, METH_FASTCALL, "reduce(op, x, dims, keepdim, correction=1.0): () for every dim"},
+    {"cumsum", (PyCFunction)(void (*)(void))py_cumsum, METH_FASTCALL, "cumsum(x, dim, dtype)"},
+    {"gather", (PyCFunction)(void (*)(void))py_gather, METH_FASTCALL, "gather(x, dim, index)"},
+    {"take", (PyCFunction)(void (*)(void))py_take, METH_FASTCALL, "take(x, index, dim)"},
+    {"scatter_", (PyCFunction)(void (*)(void))py_scatter_, METH_FASTCALL, "scatter_(x, dim, index, src, add)"},
     {"nonzero", py_nonzero, METH_O, "nonzero(x)"},
-    {"sort", py_sort, METH_VARARGS, "sort(x, dim, descending, stable) -> (values, indices)"},
-    {"unique", py_unique, METH_VARARGS,
+    {"sort", (PyCFunction)(void (*)(void))py_sort, METH_FASTCALL, "sort(x, dim, descending, stable) -> (values, indices)"},
+    {"unique", (PyCFunction)(void (*)(void))py_unique, METH_FASTCALL,
      "unique(x, indices, inverse, counts) -> (values, indices, inverse, counts), None where not asked"},
     {"concat", py_concat, METH_VARARGS, "concat(tensors, dim)"},
     {"stack", py_stack, METH_VARARGS, "stack(tensors, dim)"},
-    {"roll", py_roll, METH_VARARGS, "roll(x, shifts, dims): dims None rolls the flattened tensor"},
-    {"flip", py_flip, METH_VARARGS, "flip(x, dims)"},
-    {"tril", py_tril, METH_VARARGS, "tril(x, k)"},
-    {"triu", py_triu, METH_VARARGS, "triu(x, k)"},
-    {"softmax", py_softmax, METH_VARARGS, "softmax(x, dim)"},
-    {"log_softmax", py_log_softmax, METH_VARARGS, "log_softmax(x, dim)"},
-    {"logsumexp", py_logsumexp, METH_VARARGS, "logsumexp(x, dims, keepdim)"},
+    {"roll", (PyCFunction)(void (*)(void))py_roll, METH_FASTCALL, "roll(x, shifts, dims): dims None rolls the flattened tensor"},
+    {"flip", (PyCFunction)(void (*)(void))py_flip, METH_FASTCALL, "flip(x, dims)"},
+    {"tril", (PyCFunction)(void (*)(void))py_tril, METH_FASTCALL, "tril(x, k)"},
+    {"triu", (PyCFunction)(void (*)(void))py_triu, METH_FASTCALL, "triu(x, k)"},
+    {"softmax", (PyCFunction)(void (*)(void))py_softmax, METH_FASTCALL, "softmax(x, dim)"},
+    {"log_softmax", (PyCFunction)(void (*)(void))py_log_softmax, METH_FASTCALL, "log_softmax(x, dim)"},
+    {"logsumexp", (PyCFunction)(void (*)(void))py_logsumexp, METH_FASTCALL, "logsumexp(x, dims, keepdim)"},
     {"item", py_item, METH_O, "item(x): the one element as a Python number"},
     {"read", py_read, METH_O, "read(x): the elements' bytes, C order"},
     {"format", py_format, METH_O, "format(x): torch's repr"},
     {"format_layout", py_format_layout, METH_O, "format_layout(x): the layout picture"},
-    {"broadcast_shapes", py_broadcast_shapes, METH_VARARGS, "broadcast_shapes(a, b) -> tuple"},
-    {"promote_types", py_promote_types, METH_VARARGS, "promote_types(code_a, code_b) -> code"},
+    {"broadcast_shapes", (PyCFunction)(void (*)(void))py_broadcast_shapes, METH_FASTCALL, "broadcast_shapes(a, b) -> tuple"},
+    {"promote_types", (PyCFunction)(void (*)(void))py_promote_types, METH_FASTCALL, "promote_types(code_a, code_b) -> code"},
     {"get_finfo", py_get_finfo, METH_O, "get_finfo(code) -> (bits, eps, max, min, tiny)"},
     {NULL, NULL, 0, NULL},
 };

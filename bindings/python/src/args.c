@@ -3,6 +3,7 @@
  * process's runtime (Note [Module functions over the C API] in _C.h). */
 #include "_C.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 int tc_tensor(PyObject* o, void* out) {
@@ -50,7 +51,8 @@ int tc_ints64(PyObject* o, void* out) {
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   if (n > TSR_MAX_DIMS) {
     Py_DECREF(seq);
-    PyErr_Format(PyExc_RuntimeError, "%zd dims: tessera tensors have at most %d (TSR_MAX_DIMS)", n, TSR_MAX_DIMS);
+    /* the runtime's own words (check_ndim), as when it saw the count */
+    PyErr_Format(PyExc_RuntimeError, "tensors have at most %d dims, got %zd", TSR_MAX_DIMS, n);
     return 0;
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
@@ -106,6 +108,94 @@ int tc_op(PyObject* o, void* out) {
   }
   *(tsr_op*)out = (tsr_op)c;
   return 1;
+}
+
+/* Note [Fast calls]
+ *   The module functions that Tensor methods call on every use take their
+ *   arguments as METH_FASTCALL: a C array, no argument tuple to build.
+ *   tc_parse reads them by a format of one letter per argument, each with
+ *   the pointer it fills (the converters above):
+ *     T Tensor (tsr_tensor**)     t Tensor or None (tsr_tensor**)
+ *     i int32 (int32_t*)           L int64 (int64_t*)       d float (double*)
+ *     p truth value (int*)         O any object (PyObject**, borrowed)
+ *     S ints (tc_i64s*)            s ints in int32 (tc_i32s*)
+ *     D dtype or None (tsr_dtype*) V device or None (tsr_device*)
+ *     N number (tsr_scalar*)       K op number (tsr_op*)
+ *   and `|` before the optional ones. Errors are PyArg_ParseTuple's kinds
+ *   (TypeError for the count or a type, OverflowError for a range). */
+int tc_parse(PyObject* const* args, Py_ssize_t nargs, const char* fn, const char* format, ...) {
+  Py_ssize_t required = 0, total = 0;
+  int optional = 0;
+  for (const char* f = format; *f; ++f) {
+    if (*f == '|') {
+      optional = 1;
+      continue;
+    }
+    ++total;
+    if (!optional) ++required;
+  }
+  if (nargs < required || nargs > total) {
+    if (required == total)
+      PyErr_Format(PyExc_TypeError, "%s() takes exactly %zd arguments (%zd given)", fn, total, nargs);
+    else
+      PyErr_Format(PyExc_TypeError, "%s() takes %zd to %zd arguments (%zd given)", fn, required, total, nargs);
+    return 0;
+  }
+  va_list ap;
+  va_start(ap, format);
+  int ok = 1;
+  Py_ssize_t i = 0;
+  for (const char* f = format; *f && ok; ++f) {
+    if (*f == '|') continue;
+    void* out = va_arg(ap, void*);
+    if (i >= nargs) break; /* optional arguments not given keep their values */
+    PyObject* o = args[i++];
+    switch (*f) {
+      case 'T': ok = tc_tensor(o, out); break;
+      case 't': ok = tc_tensor_or_none(o, out); break;
+      case 'i': {
+        const long v = PyLong_AsLong(o);
+        if (v == -1 && PyErr_Occurred()) ok = 0;
+        else if (v < INT32_MIN || v > INT32_MAX) {
+          PyErr_Format(PyExc_OverflowError, "%s(): %ld does not fit in int32", fn, v);
+          ok = 0;
+        } else {
+          *(int32_t*)out = (int32_t)v;
+        }
+        break;
+      }
+      case 'L': {
+        const long long v = PyLong_AsLongLong(o);
+        if (v == -1 && PyErr_Occurred()) ok = 0;
+        else *(int64_t*)out = (int64_t)v;
+        break;
+      }
+      case 'd': {
+        const double v = PyFloat_AsDouble(o);
+        if (v == -1.0 && PyErr_Occurred()) ok = 0;
+        else *(double*)out = v;
+        break;
+      }
+      case 'p': {
+        const int v = PyObject_IsTrue(o);
+        if (v < 0) ok = 0;
+        else *(int*)out = v;
+        break;
+      }
+      case 'O': *(PyObject**)out = o; break;
+      case 'S': ok = tc_ints64(o, out); break;
+      case 's': ok = tc_ints32(o, out); break;
+      case 'D': ok = tc_dtype(o, out); break;
+      case 'V': ok = tc_device(o, out); break;
+      case 'N': ok = tc_scalar(o, out); break;
+      case 'K': ok = tc_op(o, out); break;
+      default:
+        PyErr_Format(PyExc_SystemError, "tc_parse: unknown format letter '%c' for %s()", *f, fn);
+        ok = 0;
+    }
+  }
+  va_end(ap);
+  return ok;
 }
 
 /* The Python number a tsr_scalar holds (an INT as its int64 value). */

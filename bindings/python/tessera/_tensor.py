@@ -81,6 +81,19 @@ def _int_list(values, what):
     return out
 
 
+def _sizes(args):
+    """f(2, 3), f((2, 3)) and f([2, 3]) as the sequence the extension takes
+    (which converts each with __index__); anything it refuses raises
+    TypeError, and the caller then asks shape_args for PyTorch's message."""
+    if len(args) == 1:
+        s = args[0]
+        if isinstance(s, (tuple, list)):
+            return s
+    elif not args:
+        raise TypeError("no sizes")
+    return args
+
+
 def shape_args(args, what="size"):
     """f(2, 3), f((2, 3)) and f([2, 3]) as a list of ints; f() is a
     TypeError, as in PyTorch (a 0-dim shape is written f(()))."""
@@ -590,17 +603,23 @@ class Tensor(_C.TensorBase):
     # ---- views -------------------------------------------------------------------
 
     def view(self, *shape):
-        if len(shape) == 1 and isinstance(shape[0], dtype):
-            raise TypeError("view(dtype) is not supported by tessera")
-        s = shape_args(shape, "view(): argument 'size'")
-        return _C.view(self, s)
+        try:
+            return _C.view(self, _sizes(shape))
+        except TypeError:
+            if len(shape) == 1 and isinstance(shape[0], dtype):
+                raise TypeError("view(dtype) is not supported by tessera") from None
+            shape_args(shape, "view(): argument 'size'")  # PyTorch's message for what is wrong
+            raise
 
     def view_as(self, other):
         return self.view(other.shape)
 
     def reshape(self, *shape):
-        s = shape_args(shape, "reshape(): argument 'shape'")
-        return _C.reshape(self, s)
+        try:
+            return _C.reshape(self, _sizes(shape))
+        except TypeError:
+            shape_args(shape, "reshape(): argument 'shape'")
+            raise
 
     def reshape_as(self, other):
         return self.reshape(other.shape)
@@ -650,8 +669,11 @@ class Tensor(_C.TensorBase):
     swapaxes = transpose
 
     def permute(self, *dims):
-        d = shape_args(dims, "permute(): argument 'dims'")
-        return _C.permute(self, d)
+        try:
+            return _C.permute(self, _sizes(dims))
+        except TypeError:
+            shape_args(dims, "permute(): argument 'dims'")
+            raise
 
     def unsqueeze(self, dim):
         return _C.unsqueeze(self, operator.index(dim))
@@ -662,8 +684,11 @@ class Tensor(_C.TensorBase):
         return _C.squeeze(self, operator.index(dim))
 
     def expand(self, *sizes):
-        s = shape_args(sizes, "expand(): argument 'size'")
-        return _C.expand(self, s)
+        try:
+            return _C.expand(self, _sizes(sizes))
+        except TypeError:
+            shape_args(sizes, "expand(): argument 'size'")
+            raise
 
     def expand_as(self, other):
         return self.expand(other.shape)
