@@ -292,12 +292,6 @@ void set_history(tsr_tensor& t, std::shared_ptr<Node> node, uint32_t output_nr =
 void name_result(const tsr_tensor& out, const char* name, std::initializer_list<const tsr_tensor*> inputs);
 // A view of t over the same storage without any record.
 TensorRef detached(const tsr_tensor& t);
-// Makes `out`, a view of `src`, hold its base (src's, or src).
-inline void set_view_base(const tsr_tensor& src, tsr_tensor& out) noexcept {
-  tsr_tensor* base = src.base != nullptr ? src.base : const_cast<tsr_tensor*>(&src);
-  base->refs.fetch_add(1, std::memory_order_relaxed);
-  out.base = base;
-}
 // t's AutogradMeta, made when it has none.
 AutogradMeta& meta_of(tsr_tensor& t);
 

@@ -117,8 +117,7 @@ class NoFormulaYet {
 // requires grad.
 template <class Op>
 TensorRef view_of(const tsr_tensor& src, const Op& op, const char* name, ViewKind kind = ViewKind::kPlain) {
-  TensorRef v = make_view(src, op(src.layout));
-  set_view_base(src, *v);
+  TensorRef v = make_based_view(src, [&] { return op(src.layout); });
   if (should_record({&src})) [[unlikely]]
     record_view(src, *v,
                 kind == ViewKind::kStrided ? v->layout

@@ -68,7 +68,20 @@ struct tsr_tensor {
   // tensor it views (the first one over the storage, never a view), so
   // that an in-place write through it can rewrite that tensor's history
   // (Note [In-place ops]); null otherwise.
+  //
+  // Note [A view's storage is its base's]
+  //   A record with a base holds no reference to the storage of its own:
+  //   its base, which it keeps alive, holds one. Nor is it counted in the
+  //   runtime's live_tensors: its base is counted while it lives, which is
+  //   all tsr_runtime_destroy and the leak checks need. That saves four
+  //   atomic operations per view, which cost more than the rest of a
+  //   view's record keeping (x[1:] from Python). `storage` and `base` are
+  //   set when the record is made and never change.
   tsr_tensor* base = nullptr;
+
+  // Records are recycled per thread (Note [Tensor records are recycled]).
+  static void* operator new(std::size_t size);
+  static void operator delete(void* p, std::size_t size) noexcept;
 };
 
 namespace tessera::rt {
@@ -106,6 +119,25 @@ class TensorRef {
 
 // A new view record over t's storage.
 TensorRef make_view(const tsr_tensor& t, const Layout& layout);
+// The same with the layout `make()` returns built in the record itself (no
+// copy of its 272 bytes: views are made on every x[i] from Python).
+template <class MakeLayout>
+TensorRef make_view_with(const tsr_tensor& t, MakeLayout&& make) {
+  auto* v = new tsr_tensor{.rt = t.rt, .storage = t.storage, .layout = make(), .dtype = t.dtype, .device = t.device};
+  v->storage->retain();
+  t.rt->live_tensors.fetch_add(1, std::memory_order_relaxed);
+  return TensorRef(v);
+}
+// A view record of t that holds t's base (t's own, or t) instead of a
+// storage reference (Note [A view's storage is its base's]).
+template <class MakeLayout>
+TensorRef make_based_view(const tsr_tensor& t, MakeLayout&& make) {
+  tsr_tensor* base = t.base != nullptr ? t.base : const_cast<tsr_tensor*>(&t);
+  auto* v = new tsr_tensor{
+      .rt = t.rt, .storage = t.storage, .layout = make(), .dtype = t.dtype, .device = t.device, .base = base};
+  base->refs.fetch_add(1, std::memory_order_relaxed);
+  return TensorRef(v);
+}
 // A new tensor with fresh, uninitialised memory viewed through `layout`
 // (its shape, strides and offset as given; contiguous_layout() gives the
 // row-major one); the storage spans the layout's extent.

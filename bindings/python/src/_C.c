@@ -38,7 +38,7 @@
 #include <dlfcn.h>
 #include <stddef.h>
 
-enum { kDeviceTypes = 16, kDeviceIndices = 16 };
+enum { kDeviceTypes = 16, kDeviceIndices = 16, kSpareTensors = 64 };
 
 static struct {
   PyTypeObject* tensor; /* tessera.Tensor: the class of every result */
@@ -52,6 +52,8 @@ static struct {
   PyObject* device_of;                              /* _types.device_from(type, index) */
   PyObject* devices[kDeviceTypes][kDeviceIndices];  /* its answers, interned */
   int releasing;                                    /* 0 once the runtime is gone (stop_releasing) */
+  TensorObject* spare[kSpareTensors];               /* Note [Spare Tensor objects] */
+  int spares;
 } g = {.releasing = 1};
 
 /* ---- helpers ----------------------------------------------------------------- */
@@ -77,11 +79,26 @@ static int ready(void) {
 }
 
 /* A new tessera.Tensor owning `h`'s reference (released on failure). */
+/* Note [Spare Tensor objects]
+ *   A tessera.Tensor freed while fewer than kSpareTensors are kept is kept
+ *   (its memory, not the object): wrap() initialises it again with
+ *   PyObject_Init (the type's reference taken back, as a fresh object's),
+ *   so that the views and results made by the million skip the allocator,
+ *   as NumPy's and CPython's own free lists do. Only exact Tensors are
+ *   kept (a subclass may be larger and is collected by the GC), and only
+ *   while the runtime is up. All of it runs with the GIL held. */
 static PyObject* wrap(tsr_tensor* h) {
-  TensorObject* t = (TensorObject*)g.tensor->tp_alloc(g.tensor, 0);
-  if (t == NULL) {
-    tsr_tensor_release(h);
-    return NULL;
+  TensorObject* t;
+  if (g.spares > 0) {
+    t = g.spare[--g.spares];
+    PyObject_Init((PyObject*)t, g.tensor);
+    t->weakrefs = NULL;
+  } else {
+    t = (TensorObject*)g.tensor->tp_alloc(g.tensor, 0);
+    if (t == NULL) {
+      tsr_tensor_release(h);
+      return NULL;
+    }
   }
   t->handle = h;
   return (PyObject*)t;
@@ -564,6 +581,10 @@ static void tensor_dealloc(PyObject* self) {
   /* After stop_releasing the runtime is gone (or kept for live tensors at
    * exit): nothing may call into it or its plugins' deleters any more. */
   if (h != NULL && g.releasing) tsr_tensor_release(h);
+  if (Py_TYPE(self) == g.tensor && g.spares < kSpareTensors && g.releasing) {
+    g.spare[g.spares++] = (TensorObject*)self;  /* Note [Spare Tensor objects]: subtype_dealloc drops the type */
+    return;
+  }
   Py_TYPE(self)->tp_free(self);
 }
 
