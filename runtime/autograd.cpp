@@ -67,7 +67,10 @@ void accumulate_into(GradCell& cell, const TensorRef& g) {
   if (!cell.grad) {
     // A gradient nobody else holds is kept as it is; another is copied, so
     // that a later in-place step cannot change .grad behind the user's back.
-    const bool sole = g->refs.load() == 1 && g->storage->refs.load() == 1 && is_contiguous(g->layout);
+    // A view (base set) shares its base's storage without a reference of
+    // its own (Note [A view's storage is its base's]): never sole.
+    const bool sole = g->refs.load() == 1 && g->base == nullptr && g->storage->refs.load() == 1 &&
+                      is_contiguous(g->layout);
     cell.grad = grad_enabled() || sole ? g : clone(*g);
   } else if (grad_enabled()) {
     cell.grad = binary(TSR_OP_ADD, *cell.grad, *g);

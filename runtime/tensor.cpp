@@ -56,7 +56,8 @@ void tsr_tensor::operator delete(void* p, std::size_t size) noexcept {
 namespace tessera::rt {
 
 void Storage::release() noexcept {
-  if (refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // The last reference needs no atomic write (as TensorRef::reset's).
+  if (refs.load(std::memory_order_acquire) != 1 && refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
   if (external) {
     if (deleter) deleter(deleter_ctx, data);
   } else if (data != nullptr) {
@@ -96,7 +97,10 @@ Storage* allocate_storage(tsr_runtime& rt, const DeviceType& type, tsr_device de
 
 void TensorRef::reset() noexcept {
   if (t_ == nullptr) return;
-  if (t_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  // The last reference needs no atomic write: no one else can take one
+  // (a reference is only copied from another), so a count of 1 read with
+  // acquire is ours alone. Most records die so (x[1:] from Python).
+  if (t_->refs.load(std::memory_order_acquire) == 1 || t_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     if (t_->autograd != nullptr) [[unlikely]]
       autograd::destroy(t_->autograd);  // out of line: reset stays small
     // Note [A view's storage is its base's]

@@ -579,3 +579,17 @@ def test_complex_tensors_cannot_require_grad():
     z = ts.tensor([1j, 2.0])
     with pytest.raises((RuntimeError, TypeError), match="complex gradients are not implemented"):
         z.requires_grad_()
+
+
+def test_a_gradient_that_views_a_callers_tensor_is_copied_into_grad():
+    """.grad keeps a gradient as it is only when nothing else can reach its
+    memory: the gradient of a view's input is a view of the caller's
+    `gradient`, which the caller still holds, so .grad is a copy, and an
+    in-place step on .grad leaves the caller's tensor alone. (torch 1.13
+    aliases it here; Tessera copies, as its accumulation rule says.)"""
+    x = ts.ones(2, 3, requires_grad=True)
+    g = ts.ones(6)
+    x.view(6).backward(g)
+    assert x.grad.data_ptr() != g.data_ptr()
+    x.grad.add_(1)
+    assert g.tolist() == [1.0] * 6 and x.grad.tolist() == [[2.0] * 3] * 2
