@@ -147,9 +147,6 @@ static int fast_scalar(PyObject* v, tsr_scalar* s) {
   return 0;
 }
 
-static int64_t elements(tsr_tensor* a, tsr_tensor* b) {
-  return (a != NULL ? tsr_tensor_numel(a) : 0) + (b != NULL ? tsr_tensor_numel(b) : 0);
-}
 
 /* ---- the operators ------------------------------------------------------------- */
 
@@ -165,7 +162,7 @@ static PyObject* binary(tsr_op op, PyObject* a, PyObject* b) {
   tsr_scalar s;
   if (is_tensor(other)) {
     tsr_tensor *x = handle_of(a), *y = handle_of(b);
-    if (elements(x, y) < kReleaseGilElements) {
+    if (tc_elements(x, y) < kReleaseGilElements) {
       st = tsr_binary(op, x, y, &out);
     } else {  /* Note [The GIL around kernels] */
       Py_BEGIN_ALLOW_THREADS st = tsr_binary(op, x, y, &out);
@@ -173,7 +170,7 @@ static PyObject* binary(tsr_op op, PyObject* a, PyObject* b) {
     }
   } else if (fast_scalar(other, &s)) {
     tsr_tensor* x = handle_of(self);
-    if (elements(x, NULL) < kReleaseGilElements) {
+    if (tc_elements(x, NULL) < kReleaseGilElements) {
       st = tsr_binary_scalar(op, x, s, !a_is_tensor, &out);
     } else {
       Py_BEGIN_ALLOW_THREADS st = tsr_binary_scalar(op, x, s, !a_is_tensor, &out);
@@ -195,14 +192,14 @@ static PyObject* inplace(tsr_op op, PyObject* a, PyObject* b) {
   tsr_scalar s;
   if (is_tensor(b)) {
     tsr_tensor* y = handle_of(b);
-    if (elements(x, y) < kReleaseGilElements) {
+    if (tc_elements(x, y) < kReleaseGilElements) {
       st = tsr_binary_(op, x, y);
     } else {
       Py_BEGIN_ALLOW_THREADS st = tsr_binary_(op, x, y);
       Py_END_ALLOW_THREADS
     }
   } else if (fast_scalar(b, &s)) {
-    if (elements(x, NULL) < kReleaseGilElements) {
+    if (tc_elements(x, NULL) < kReleaseGilElements) {
       st = tsr_binary_scalar_(op, x, s);
     } else {
       Py_BEGIN_ALLOW_THREADS st = tsr_binary_scalar_(op, x, s);

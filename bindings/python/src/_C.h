@@ -52,6 +52,12 @@ PyObject* tc_none(tsr_status st);      /* None, or raised */
  * handles: released when building the tuple fails. */
 PyObject* tc_results(tsr_status st, int n, tsr_tensor** outs);
 PyObject* tc_take_exception(void);     /* the exception being raised, taken out (NULL: none) */
+PyObject* tc_raise_as(tsr_status st, PyObject* cls);  /* _lib.error(st)'s message as cls; NULL */
+PyObject* tc_take_string(tsr_status st, char* text);  /* a char* of the C API (freed) as str, or st raised */
+/* The elements an op touches (a and b may be NULL): Note [The GIL around kernels] in _C.c. */
+static inline int64_t tc_elements(tsr_tensor* a, tsr_tensor* b) {
+  return (a != NULL ? tsr_tensor_numel(a) : 0) + (b != NULL ? tsr_tensor_numel(b) : 0);
+}
 int tc_finalizing(void);               /* the interpreter is shutting down */
 int tc_releasing(void);                /* 0 once stop_releasing() ran (exit): handles are left to the OS */
 PyObject* tc_dtype_object(tsr_dtype code);

@@ -60,26 +60,17 @@
  * status to exception class; None: none) names for st, with the same
  * message: what _lib.check(status, overrides) raises. Returns NULL. */
 static PyObject* raise_mapped(tsr_status st, PyObject* errors) {
-  PyObject* cls = NULL;
-  if (errors != Py_None) {
-    PyObject* key = PyLong_FromLong((long)st);
-    if (key == NULL) return NULL;
-    cls = PyObject_GetItem(errors, key);
-    Py_DECREF(key);
-    if (cls == NULL) {
-      if (!PyErr_ExceptionMatches(PyExc_KeyError)) return NULL;
-      PyErr_Clear();
-    }
+  if (errors == Py_None) return tc_raise(st);
+  PyObject* key = PyLong_FromLong((long)st);
+  if (key == NULL) return NULL;
+  PyObject* cls = PyObject_GetItem(errors, key);
+  Py_DECREF(key);
+  if (cls == NULL) {
+    if (!PyErr_ExceptionMatches(PyExc_KeyError)) return NULL;
+    PyErr_Clear();
+    return tc_raise(st);
   }
-  tc_raise(st);
-  if (cls == NULL) return NULL;
-  PyObject* exc = tc_take_exception();
-  PyObject* message = exc == NULL ? NULL : PyObject_Str(exc);
-  Py_XDECREF(exc);
-  if (message != NULL) {
-    PyErr_SetObject(cls, message);  /* cls(message), as _lib.error makes it */
-    Py_DECREF(message);
-  }
+  tc_raise_as(st, cls);
   Py_DECREF(cls);
   return NULL;
 }

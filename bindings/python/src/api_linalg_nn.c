@@ -684,14 +684,7 @@ static PyObject* py_assert_close(PyObject* m, PyObject* args) {
   TC_MAYBE_WITHOUT_GIL(tsr_tensor_numel(actual) + tsr_tensor_numel(expected),
                        st = tsr_assert_close(actual, expected, rtol, atol, equal_nan));
   if (st != TSR_ERR_INVALID_ARGUMENT) return tc_none(st);
-  /* _lib.error's message: the C one, or the status's name when it is empty. */
-  const char* text = tsr_last_error_message();
-  if (text == NULL || text[0] == '\0') text = tsr_status_name(st);
-  PyObject* message = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
-  if (message == NULL) return NULL;
-  PyErr_SetObject(PyExc_AssertionError, message);
-  Py_DECREF(message);
-  return NULL;
+  return tc_raise_as(st, PyExc_AssertionError);
 }
 
 PyMethodDef tc_linalg_nn_methods[] = {

@@ -317,9 +317,6 @@ static PyObject* py_tensor_strides(PyObject* m, PyObject* arg) {
 
 /* ---- elementwise ops -------------------------------------------------------------- */
 
-static int64_t numel2(tsr_tensor* a, tsr_tensor* b) {
-  return (a != NULL ? tsr_tensor_numel(a) : 0) + (b != NULL ? tsr_tensor_numel(b) : 0);
-}
 
 static PyObject* py_binary(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
@@ -327,7 +324,7 @@ static PyObject* py_binary(PyObject* m, PyObject* const* args, Py_ssize_t nargs)
   tsr_tensor *a, *b, *out = NULL;
   tsr_status st;
   if (!tc_parse(args, nargs, "binary", "KTT", &op, &a, &b)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_binary(op, a, b, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(a, b), st = tsr_binary(op, a, b, &out));
   return tc_result(st, out);
 }
 
@@ -340,7 +337,7 @@ static PyObject* py_binary_scalar(PyObject* m, PyObject* const* args, Py_ssize_t
   tsr_status st;
   if (!tc_parse(args, nargs, "binary_scalar", "KTNp", &op, &a, &s, &reversed))
     return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_binary_scalar(op, a, s, reversed, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(a, NULL), st = tsr_binary_scalar(op, a, s, reversed, &out));
   return tc_result(st, out);
 }
 
@@ -350,7 +347,7 @@ static PyObject* py_binary_(PyObject* m, PyObject* const* args, Py_ssize_t nargs
   tsr_tensor *a, *b;
   tsr_status st;
   if (!tc_parse(args, nargs, "binary_", "KTT", &op, &a, &b)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_binary_(op, a, b));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(a, b), st = tsr_binary_(op, a, b));
   return tc_none(st);
 }
 
@@ -361,7 +358,7 @@ static PyObject* py_binary_scalar_(PyObject* m, PyObject* const* args, Py_ssize_
   tsr_scalar s;
   tsr_status st;
   if (!tc_parse(args, nargs, "binary_scalar_", "KTN", &op, &a, &s)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_binary_scalar_(op, a, s));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(a, NULL), st = tsr_binary_scalar_(op, a, s));
   return tc_none(st);
 }
 
@@ -372,7 +369,7 @@ static PyObject* py_binary_out(PyObject* m, PyObject* const* args, Py_ssize_t na
   tsr_status st;
   if (!tc_parse(args, nargs, "binary_out", "KTTT", &op, &a, &b, &out))
     return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_binary_out(op, a, b, out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(a, b), st = tsr_binary_out(op, a, b, out));
   return tc_none(st);
 }
 
@@ -385,7 +382,7 @@ static PyObject* py_binary_scalar_out(PyObject* m, PyObject* const* args, Py_ssi
   tsr_status st;
   if (!tc_parse(args, nargs, "binary_scalar_out", "KTNpT", &op, &a, &s, &reversed, &out))
     return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_binary_scalar_out(op, a, s, reversed, out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(a, NULL), st = tsr_binary_scalar_out(op, a, s, reversed, out));
   return tc_none(st);
 }
 
@@ -395,7 +392,7 @@ static PyObject* py_unary(PyObject* m, PyObject* const* args, Py_ssize_t nargs) 
   tsr_tensor *a, *out = NULL;
   tsr_status st;
   if (!tc_parse(args, nargs, "unary", "KT", &op, &a)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_unary(op, a, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(a, NULL), st = tsr_unary(op, a, &out));
   return tc_result(st, out);
 }
 
@@ -405,7 +402,7 @@ static PyObject* py_unary_(PyObject* m, PyObject* const* args, Py_ssize_t nargs)
   tsr_tensor* a;
   tsr_status st;
   if (!tc_parse(args, nargs, "unary_", "KT", &op, &a)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_unary_(op, a));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(a, NULL), st = tsr_unary_(op, a));
   return tc_none(st);
 }
 
@@ -415,7 +412,7 @@ static PyObject* py_unary_out(PyObject* m, PyObject* const* args, Py_ssize_t nar
   tsr_tensor *a, *out;
   tsr_status st;
   if (!tc_parse(args, nargs, "unary_out", "KTT", &op, &a, &out)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_unary_out(op, a, out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(a, NULL), st = tsr_unary_out(op, a, out));
   return tc_none(st);
 }
 
@@ -425,7 +422,7 @@ static PyObject* py_math(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   tsr_tensor *a, *out = NULL;
   tsr_status st;
   if (!tc_parse(args, nargs, "math", "iT", &fn, &a)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_math(fn, a, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(a, NULL), st = tsr_math(fn, a, &out));
   return tc_result(st, out);
 }
 
@@ -435,7 +432,7 @@ static PyObject* py_math_out(PyObject* m, PyObject* const* args, Py_ssize_t narg
   tsr_tensor *a, *out;
   tsr_status st;
   if (!tc_parse(args, nargs, "math_out", "iTT", &fn, &a, &out)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(a, NULL), st = tsr_math_out(fn, a, out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(a, NULL), st = tsr_math_out(fn, a, out));
   return tc_none(st);
 }
 
@@ -444,7 +441,7 @@ static PyObject* py_matmul(PyObject* m, PyObject* const* args, Py_ssize_t nargs)
   tsr_tensor *a, *b, *out = NULL;
   tsr_status st;
   if (!tc_parse(args, nargs, "matmul", "TT", &a, &b)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_matmul(a, b, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(a, b), st = tsr_matmul(a, b, &out));
   return tc_result(st, out);
 }
 
@@ -453,7 +450,7 @@ static PyObject* py_matmul_out(PyObject* m, PyObject* const* args, Py_ssize_t na
   tsr_tensor *a, *b, *out;
   tsr_status st;
   if (!tc_parse(args, nargs, "matmul_out", "TTT", &a, &b, &out)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_matmul_out(a, b, out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(a, b), st = tsr_matmul_out(a, b, out));
   return tc_none(st);
 }
 
@@ -462,7 +459,7 @@ static PyObject* py_where(PyObject* m, PyObject* const* args, Py_ssize_t nargs) 
   tsr_tensor *c, *a, *b, *out = NULL;
   tsr_status st;
   if (!tc_parse(args, nargs, "where", "TTT", &c, &a, &b)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(a, b), st = tsr_where(c, a, b, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(a, b), st = tsr_where(c, a, b, &out));
   return tc_result(st, out);
 }
 
@@ -475,7 +472,7 @@ static PyObject* py_to(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   tsr_device device;
   tsr_status st;
   if (!tc_parse(args, nargs, "to", "TDV", &t, &dtype, &device)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_to(t, dtype, device, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_to(t, dtype, device, &out));
   return tc_result(st, out);
 }
 
@@ -485,7 +482,7 @@ static PyObject* py_to_dtype(PyObject* m, PyObject* const* args, Py_ssize_t narg
   tsr_dtype dtype;
   tsr_status st;
   if (!tc_parse(args, nargs, "to_dtype", "TD", &t, &dtype)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_to_dtype(t, dtype, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_to_dtype(t, dtype, &out));
   return tc_result(st, out);
 }
 
@@ -495,7 +492,7 @@ static PyObject* py_to_device(PyObject* m, PyObject* const* args, Py_ssize_t nar
   tsr_device device;
   tsr_status st;
   if (!tc_parse(args, nargs, "to_device", "TV", &t, &device)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_to_device(t, device, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_to_device(t, device, &out));
   return tc_result(st, out);
 }
 
@@ -504,7 +501,7 @@ static PyObject* py_copy_(PyObject* m, PyObject* const* args, Py_ssize_t nargs) 
   tsr_tensor *dst, *src;
   tsr_status st;
   if (!tc_parse(args, nargs, "copy_", "TT", &dst, &src)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(dst, NULL), st = tsr_copy_(dst, src));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(dst, NULL), st = tsr_copy_(dst, src));
   return tc_none(st);
 }
 
@@ -514,7 +511,7 @@ static PyObject* py_fill_(PyObject* m, PyObject* const* args, Py_ssize_t nargs) 
   tsr_scalar s;
   tsr_status st;
   if (!tc_parse(args, nargs, "fill_", "TN", &t, &s)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_fill_(t, s));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_fill_(t, s));
   return tc_none(st);
 }
 
@@ -531,7 +528,7 @@ static PyObject* py_reduce(PyObject* m, PyObject* const* args, Py_ssize_t nargs)
   if (!tc_parse(args, nargs, "reduce", "KTsp|d", &op, &t, &dims, &keepdim, &correction))
     return NULL;
   tsr_reduce_options o = {TSR_REDUCE_OPTIONS_STRUCT_SIZE, dims.v, dims.n, keepdim, correction};
-  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_reduce_ex(op, t, &o, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_reduce_ex(op, t, &o, &out));
   return tc_result(st, out);
 }
 
@@ -542,7 +539,7 @@ static PyObject* py_cumsum(PyObject* m, PyObject* const* args, Py_ssize_t nargs)
   tsr_dtype dtype;
   tsr_status st;
   if (!tc_parse(args, nargs, "cumsum", "TLD", &t, &dim, &dtype)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_cumsum(t, dim, dtype, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_cumsum(t, dim, dtype, &out));
   return tc_result(st, out);
 }
 
@@ -552,7 +549,7 @@ static PyObject* py_gather(PyObject* m, PyObject* const* args, Py_ssize_t nargs)
   long long dim;
   tsr_status st;
   if (!tc_parse(args, nargs, "gather", "TLT", &t, &dim, &index)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, index), st = tsr_gather(t, dim, index, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, index), st = tsr_gather(t, dim, index, &out));
   return tc_result(st, out);
 }
 
@@ -562,7 +559,7 @@ static PyObject* py_take(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   long long dim;
   tsr_status st;
   if (!tc_parse(args, nargs, "take", "TTL", &t, &index, &dim)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, index), st = tsr_take(t, index, dim, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, index), st = tsr_take(t, index, dim, &out));
   return tc_result(st, out);
 }
 
@@ -574,7 +571,7 @@ static PyObject* py_scatter_(PyObject* m, PyObject* const* args, Py_ssize_t narg
   tsr_status st;
   if (!tc_parse(args, nargs, "scatter_", "TLTTp", &t, &dim, &index, &src, &add))
     return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, index), st = tsr_scatter_(t, dim, index, src, add));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, index), st = tsr_scatter_(t, dim, index, src, add));
   return tc_none(st);
 }
 
@@ -583,7 +580,7 @@ static PyObject* py_nonzero(PyObject* m, PyObject* arg) {
   tsr_tensor *t, *out = NULL;
   tsr_status st;
   if (!tc_tensor(arg, &t)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_nonzero(t, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_nonzero(t, &out));
   return tc_result(st, out);
 }
 
@@ -600,7 +597,7 @@ static PyObject* py_sort(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   o.dim = dim;
   o.descending = descending;
   o.stable = stable;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_sort(t, &o, &outs[0], &outs[1]));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_sort(t, &o, &outs[0], &outs[1]));
   return tc_results(st, 2, outs);
 }
 
@@ -613,7 +610,7 @@ static PyObject* py_unique(PyObject* m, PyObject* const* args, Py_ssize_t nargs)
   tsr_tensor* outs[4] = {NULL, NULL, NULL, NULL};
   tsr_status st;
   if (!tc_parse(args, nargs, "unique", "Tppp", &t, &want_indices, &want_inverse, &want_counts)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_unique(t, &outs[0], want_indices ? &outs[1] : NULL,
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_unique(t, &outs[0], want_indices ? &outs[1] : NULL,
                                                         want_inverse ? &outs[2] : NULL, want_counts ? &outs[3] : NULL));
   return tc_results(st, 4, outs);
 }
@@ -683,7 +680,7 @@ static PyObject* py_roll(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   tsr_status st;
   if (!tc_parse(args, nargs, "roll", "TSO", &t, &shifts, &dims_arg)) return NULL;
   if (dims_arg != Py_None && !tc_ints64(dims_arg, &dims)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL),
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL),
                        st = tsr_roll(t, shifts.n, shifts.v, dims_arg == Py_None ? NULL : dims.v, &out));
   return tc_result(st, out);
 }
@@ -694,7 +691,7 @@ static PyObject* py_flip(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   tc_i64s dims;
   tsr_status st;
   if (!tc_parse(args, nargs, "flip", "TS", &t, &dims)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_flip(t, dims.n, dims.v, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_flip(t, dims.n, dims.v, &out));
   return tc_result(st, out);
 }
 
@@ -705,7 +702,7 @@ static PyObject* py_flip(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
     int64_t k;                                                                   \
     tsr_status st;                                                               \
     if (!tc_parse(args, nargs, #name, "TL", &t, &k)) return NULL;                \
-    TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_##name(t, k, &out));          \
+    TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_##name(t, k, &out));          \
     return tc_result(st, out);                                                   \
   }
 TC_TRIANGLE(tril)
@@ -719,7 +716,7 @@ TC_TRIANGLE(triu)
     int64_t dim;                                                                 \
     tsr_status st;                                                               \
     if (!tc_parse(args, nargs, #name, "TL", &t, &dim)) return NULL;              \
-    TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_##name(t, dim, &out));        \
+    TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_##name(t, dim, &out));        \
     return tc_result(st, out);                                                   \
   }
 TC_SOFTMAX(softmax)
@@ -733,7 +730,7 @@ static PyObject* py_logsumexp(PyObject* m, PyObject* const* args, Py_ssize_t nar
   int keepdim;
   tsr_status st;
   if (!tc_parse(args, nargs, "logsumexp", "Tsp", &t, &dims, &keepdim)) return NULL;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_logsumexp(t, dims.n, dims.v, keepdim, &out));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_logsumexp(t, dims.n, dims.v, keepdim, &out));
   return tc_result(st, out);
 }
 
@@ -761,7 +758,7 @@ static PyObject* py_read(PyObject* m, PyObject* arg) {
   PyObject* buf = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)nbytes);
   if (buf == NULL) return NULL;
   tsr_status st;
-  TC_MAYBE_WITHOUT_GIL(numel2(t, NULL), st = tsr_read(t, PyBytes_AS_STRING(buf), nbytes));
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_read(t, PyBytes_AS_STRING(buf), nbytes));
   if (st != TSR_OK) {
     Py_DECREF(buf);
     return tc_raise(st);
@@ -769,13 +766,6 @@ static PyObject* py_read(PyObject* m, PyObject* arg) {
   return buf;
 }
 
-/* A char* from the C API (freed with tsr_string_free) as str. */
-static PyObject* take_string(tsr_status st, char* text) {
-  if (st != TSR_OK) return tc_raise(st);
-  PyObject* r = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
-  tsr_string_free(text);
-  return r;
-}
 
 #define TC_TEXT(name)                                          \
   static PyObject* py_##name(PyObject* m, PyObject* arg) {     \
@@ -784,7 +774,7 @@ static PyObject* take_string(tsr_status st, char* text) {
     char* text = NULL;                                         \
     if (!tc_tensor(arg, &t)) return NULL;                      \
     const tsr_status st = tsr_##name(t, &text);                \
-    return take_string(st, text);                              \
+    return tc_take_string(st, text);                              \
   }
 TC_TEXT(format)
 TC_TEXT(format_layout)

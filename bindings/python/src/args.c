@@ -296,6 +296,29 @@ PyObject* tc_take_exception(void) {
 #endif
 }
 
+/* Raises _lib.error(st)'s message as an exception of class cls (what
+ * _lib.error gives, with another class: a status a function maps to
+ * AssertionError, KeyError, ...). Returns NULL. */
+PyObject* tc_raise_as(tsr_status st, PyObject* cls) {
+  tc_raise(st);
+  PyObject* exc = tc_take_exception();
+  PyObject* message = exc == NULL ? NULL : PyObject_Str(exc);
+  Py_XDECREF(exc);
+  if (message != NULL) {
+    PyErr_SetObject(cls, message);  /* cls(message), as _lib.error makes it */
+    Py_DECREF(message);
+  }
+  return NULL;
+}
+
+/* A char* the C API gave (freed here, with tsr_string_free) as str; st raised when it failed. */
+PyObject* tc_take_string(tsr_status st, char* text) {
+  if (st != TSR_OK) return tc_raise(st);
+  PyObject* r = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
+  tsr_string_free(text);
+  return r;
+}
+
 /* Whether the interpreter is shutting down (callbacks from the runtime then do nothing). */
 int tc_finalizing(void) {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -514,10 +537,7 @@ static PyObject* py_runtime_describe(PyObject* m, PyObject* args) {
   if (rt == NULL) return NULL;
   char* text = NULL;
   const tsr_status st = tsr_runtime_describe(rt, json, &text);
-  if (st != TSR_OK) return tc_raise(st);
-  PyObject* r = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
-  tsr_string_free(text);
-  return r;
+  return tc_take_string(st, text);
 }
 
 /* The ops the library knows, by number: [name, ...] (tsr_op_get_name). */

@@ -271,7 +271,7 @@ def assert_close(actual: Tensor, expected: Tensor, rtol: float, atol: float, equ
 _Safetensors = Any
 _Comm = Any
 _Work = Any
-# A mapping of tsr_status to the exception class raised instead of _lib.error's (_lib.check's overrides).
+# A mapping of tsr_status to the exception class raised instead of _lib.error's, with its message.
 _Errors = Optional[Mapping[int, type]]
 
 def from_external(data: Optional[int], shape: Sequence[int], strides: Optional[Sequence[int]], offset: int,

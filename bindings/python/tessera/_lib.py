@@ -119,36 +119,22 @@ class LinAlgError(RuntimeError):
     positive-definite, no convergence), as torch.linalg.LinAlgError."""
 
 
-# What PyTorch raises for each kind of failure; a call that differs (finfo
-# raises TypeError for TSR_ERR_TYPE) passes its own mapping.
+# What PyTorch raises for each kind of failure (a function that raises
+# another class for a status maps it itself: finfo, safetensors, assert_close).
 _EXCEPTIONS = {ERR_INDEX: IndexError, ERR_LINALG: LinAlgError}
 
 
-def error(status, overrides=None):
-    """The Python exception for a failed call, carrying this thread's C message."""
+def error(status):
+    """The Python exception for a failed call, carrying this thread's C
+    message (what the extension raises for every failed status)."""
     name, message = _C.last_error(status)
-    cls = None
-    if overrides:
-        cls = overrides.get(status)
-    if cls is None:
-        cls = _EXCEPTIONS.get(status, RuntimeError)
-    return cls(message if message else name)
-
-
-def check(status, overrides=None):
-    if status:
-        raise error(status, overrides)
+    return _EXCEPTIONS.get(status, RuntimeError)(message if message else name)
 
 
 # ---- the runtime ----------------------------------------------------------------
 # The extension creates the process's runtime on first use (its config:
 # $TESSERA_CONFIG, else the default beside the library) and destroys it here
 # at exit.
-
-
-def runtime():
-    """The process's runtime (its address), created on first use."""
-    return _C.runtime()
 
 
 def default_device():

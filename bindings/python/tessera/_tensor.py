@@ -217,10 +217,11 @@ def _binop_out(op, a, b, out):
         raise TypeError("argument 'input' must be Tensor, not %s" % type(a).__name__)
     reversed_ = type(a) is not Tensor  # the number or array is on the left
     t, other = (b, a) if reversed_ else (a, b)
+    s = None if type(other) is Tensor else scalar(other)
     if type(other) is Tensor:
         _C.binary_out(op, a, b, out)
-    elif scalar(other) is not None:
-        _C.binary_scalar_out(op, t, scalar(other), reversed_, out)
+    elif s is not None:
+        _C.binary_scalar_out(op, t, s, reversed_, out)
     else:
         operand = as_tensor_operand(other, t)
         if operand is None:

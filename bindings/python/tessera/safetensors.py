@@ -26,7 +26,7 @@ class SafetensorError(RuntimeError):
 
 
 # A refused file or dtype is a SafetensorError; a missing name a KeyError.
-# (The _C functions raise as _lib.check(status, _ERRORS) would.)
+# (The _C functions take it as `errors`: _lib.error's message, raised as the class mapped.)
 _ERRORS = {_ERR_INVALID_ARGUMENT: SafetensorError, _ERR_TYPE: SafetensorError, _ERR_INDEX: KeyError}
 
 
