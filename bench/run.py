@@ -240,6 +240,20 @@ def step():
         "torch": ("x = torch.rand(N24) < 0.5", "torch.nonzero(x)"),
         "numpy": ("x = np.random.rand(N24) < 0.5", "np.argwhere(x)"),
     },
+    # Issue 36's functions of the Array API 2023.12-2024.12 (float32).
+    "searchsorted_2^24": {
+        "torch": ("s = torch.sort(torch.rand(N24 // 16)).values; v = torch.rand(N24)", "torch.searchsorted(s, v)"),
+        "numpy": ("s = np.sort(np.random.rand(N24 // 16).astype(np.float32)); v = np.random.rand(N24).astype(np.float32)",
+                  "np.searchsorted(s, v)"),
+    },
+    "clip_2^24": {
+        "torch": ("x = torch.rand(N24)", "torch.clamp(x, 0.25, 0.75)"),
+        "numpy": ("x = np.random.rand(N24).astype(np.float32)", "np.clip(x, np.float32(0.25), np.float32(0.75))"),
+    },
+    "diff_2^24": {
+        "torch": ("x = torch.rand(N24)", "torch.diff(x)"),
+        "numpy": ("x = np.random.rand(N24).astype(np.float32)", "np.diff(x)"),
+    },
     # Issue 20's linear algebra (float64): a uniform matrix in [-1, 1) plus n
     # on the diagonal (made symmetric first for cholesky and eigh), as
     # tessera_bench builds it.
@@ -268,6 +282,18 @@ def step():
     "eigh_512": {
         "torch": (_LINALG_TORCH.format(n=512, sym=True), "torch.linalg.eigh(a)"),
         "numpy": (_LINALG_NUMPY.format(n=512, sym=True), "np.linalg.eigh(a)"),
+    },
+    # Issue 36's fft extension: one long real transform (float64) and a batch
+    # of complex64 lines along the last dim (NumPy 1.24 computes complex64 in
+    # complex128 and returns complex128; torch keeps complex64).
+    "rfft_2^22": {
+        "torch": ("x = torch.rand(1 << 22, dtype=torch.float64)", "torch.fft.rfft(x)"),
+        "numpy": ("x = np.random.rand(1 << 22)", "np.fft.rfft(x)"),
+    },
+    "fft_batch_1024x4096": {
+        "torch": ("x = torch.rand(1024, 4096, dtype=torch.complex64)", "torch.fft.fft(x)"),
+        "numpy": ("x = (np.random.rand(1024, 4096) + 1j * np.random.rand(1024, 4096)).astype(np.complex64)",
+                  "np.fft.fft(x)"),
     },
     "triad_2^24": {},  # plain C++ in tessera_bench: the bandwidth reference
     "read_2^24": {},   # plain C++ two-thread read of 64 MiB: the bound of sum_2^24
@@ -308,6 +334,9 @@ TARGETS = {
     "softmax_4096x4096": {"min_speedup": 1.0, "vs": "torch"},
     "unique_2^22": {"min_speedup": 1.0},
     "nonzero_2^24": {"min_speedup": 1.0},
+    "searchsorted_2^24": {"min_speedup": 1.0},
+    "clip_2^24": {"min_speedup": 1.0},
+    "diff_2^24": {"min_speedup": 1.0},
     "solve_1024": {"min_speedup": 1.0},
     "inv_1024": {"min_speedup": 1.0},
     "cholesky_2048": {"min_speedup": 1.0},
@@ -315,6 +344,8 @@ TARGETS = {
     "svd_512": {"min_speedup": 1.0},
     "eigh_512": {"min_speedup": 1.0},
     "matmul_1024_c64": {"min_speedup": 1.0},
+    "rfft_2^22": {"min_speedup": 1.0},
+    "fft_batch_1024x4096": {"min_speedup": 1.0},
 }
 
 

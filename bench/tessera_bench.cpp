@@ -516,6 +516,55 @@ void nonzero(benchmark::State& state) {
   set_bytes(state, k2p24 + 8 * k2p24 / 2);
 }
 
+// Issue 36's functions of the Array API 2023.12-2024.12 (float32): 2^24
+// values searched in 2^20 sorted keys, a clip to [0.25, 0.75], and the
+// first difference (two overlapping views subtracted).
+void searchsorted(benchmark::State& state) {
+  const auto& in = inputs_for("keys_2^20_values_2^24", [] {
+    tsr_tensor* u = uniform({k2p24 / 16}, TSR_FLOAT32);
+    tsr_tensor* keys = nullptr;
+    tsr_sort_options o = TSR_SORT_OPTIONS_INIT;
+    OK(tsr_sort(u, &o, &keys, nullptr));
+    tsr_tensor_release(u);
+    return std::vector{keys, uniform({k2p24}, TSR_FLOAT32)};
+  });
+  each(state, [&] {
+    tsr_tensor* r = nullptr;
+    OK(tsr_searchsorted(in[0], in[1], nullptr, &r));
+    return r;
+  });
+  set_bytes(state, (4 + 8) * k2p24);
+}
+
+void clip(benchmark::State& state) {
+  const auto& in = inputs_for("x_bounds_2^24", [] {
+    tsr_tensor *lo = nullptr, *hi = nullptr;
+    OK(tsr_full(g_rt, 0, nullptr, tsr_scalar_float(0.25), TSR_FLOAT32, kCpu, &lo));
+    OK(tsr_full(g_rt, 0, nullptr, tsr_scalar_float(0.75), TSR_FLOAT32, kCpu, &hi));
+    return std::vector{uniform({k2p24}, TSR_FLOAT32), lo, hi};
+  });
+  each(state, [&] {
+    tsr_tensor* r = nullptr;
+    OK(tsr_clamp(in[0], in[1], in[2], &r));
+    return r;
+  });
+  set_bytes(state, 2 * 4 * k2p24);
+}
+
+void diff(benchmark::State& state) {
+  const auto& in = inputs_for("x_2^24", [] { return std::vector{uniform({k2p24}, TSR_FLOAT32)}; });
+  each(state, [&] {
+    tsr_tensor *later = nullptr, *earlier = nullptr, *r = nullptr;
+    OK(tsr_slice(in[0], 0, 1, TSR_SLICE_NONE, 1, &later));
+    OK(tsr_slice(in[0], 0, TSR_SLICE_NONE, -1, 1, &earlier));
+    OK(tsr_binary(TSR_OP_SUB, later, earlier, &r));
+    tsr_tensor_release(later);
+    tsr_tensor_release(earlier);
+    return r;
+  });
+  set_bytes(state, 2 * 4 * k2p24);
+}
+
 // Issue 20's linear algebra: float64, well-conditioned inputs (a uniform
 // matrix plus n on the diagonal; for cholesky and eigh that made symmetric).
 tsr_tensor* conditioned(int64_t n, bool symmetric) {
@@ -591,6 +640,30 @@ void eigh_512(benchmark::State& state) {
   });
 }
 
+// Issue 36's fft extension (tsr_fft, KissFFT on the CPU): a single long
+// real transform (float64; one line: the four-step split over the threads)
+// and a batch of complex64 lines along the last dim.
+tsr_tensor* fft_1d(tsr_tensor* x, int32_t kind) {
+  tsr_fft_options o;
+  OK(tsr_fft_options_init(&o));
+  o.kind = kind;
+  o.num_dims = 1;
+  o.dims[0] = -1;
+  tsr_tensor* y = nullptr;
+  OK(tsr_fft(x, &o, &y));
+  return y;
+}
+void rfft_2p22(benchmark::State& state) {
+  const auto& in = inputs_for("x_2^22_f64", [] { return std::vector{uniform({int64_t{1} << 22}, TSR_FLOAT64)}; });
+  each(state, [&] { return fft_1d(in[0], TSR_FFT_R2C); });
+  set_bytes(state, 8 * (int64_t{1} << 22) * 2);
+}
+void fft_batch(benchmark::State& state) {
+  const auto& in = inputs_for("z_1024x4096_c64", [] { return std::vector{uniform({1024, 4096}, TSR_COMPLEX64)}; });
+  each(state, [&] { return fft_1d(in[0], TSR_FFT_C2C); });
+  set_bytes(state, 2 * 8 * 1024 * 4096);
+}
+
 void register_all() {
   auto add = [](const char* name, void (*fn)(benchmark::State&)) {
     benchmark::RegisterBenchmark(name, fn)->UseRealTime()->Unit(benchmark::kMicrosecond);
@@ -625,12 +698,17 @@ void register_all() {
   add("softmax_4096x4096", softmax);
   add("unique_2^22", unique_values);
   add("nonzero_2^24", nonzero);
+  add("searchsorted_2^24", searchsorted);
+  add("clip_2^24", clip);
+  add("diff_2^24", diff);
   add("solve_1024", solve_1024);
   add("inv_1024", inv_1024);
   add("cholesky_2048", cholesky_2048);
   add("qr_1024", qr_1024);
   add("svd_512", svd_512);
   add("eigh_512", eigh_512);
+  add("rfft_2^22", rfft_2p22);
+  add("fft_batch_1024x4096", fft_batch);
 }
 
 }  // namespace

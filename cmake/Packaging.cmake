@@ -19,7 +19,7 @@
 #    configs (cuda.json, nccl.json) stay in tessera, as in an install
 #    without CUDA: a config is data, and `tessera info` says what is missing.
 # Depends: what dpkg-shlibdeps finds the ELF files need (libc6, libstdc++6,
-# libtbb12, libopenmpi3, ...), plus what it cannot see: python3 (the minor
+# libtbb12, libkissfft-float131 (cpu_tbb.so's FFT kind), libopenmpi3, ...), plus what it cannot see: python3 (the minor
 # version tessera._C is built for) for the Python package, and the BLAS
 # cpu_tbb.so opens by SONAME on first use.
 # NumPy is optional (imported only by from_numpy and Tensor.numpy):

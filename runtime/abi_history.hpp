@@ -41,20 +41,20 @@ namespace tessera::rt {
 // The minor version (of TSR_ABI_VERSION_MAJOR) that added each value.
 constexpr uint32_t dtype_minor(int32_t dtype) { return dtype >= TSR_COMPLEX64 ? 7 : dtype >= TSR_UINT16 ? 5 : 0; }
 constexpr uint32_t op_minor(int32_t op) {
-  return op >= TSR_OP_GELU ? 10 : op >= TSR_OP_CHOLESKY ? 6 : op >= TSR_OP_MATH ? 5 : 0;
+  return op >= TSR_OP_SEARCHSORTED ? 11 : op >= TSR_OP_GELU ? 10 : op >= TSR_OP_CHOLESKY ? 6 : op >= TSR_OP_MATH ? 5 : 0;
 }
 constexpr uint32_t math_fn_minor(int64_t fn) { return fn >= TSR_MATH_ERF ? 10 : fn >= TSR_MATH_CONJ ? 7 : 5; }
 constexpr uint32_t scalar_kind_minor(int32_t kind) { return kind >= TSR_SCALAR_COMPLEX ? 7 : 0; }
 
 // The newest minor that changed what a kernel or communicator is handed
 // (1.8 and 1.9 added autograd and functions to the public API only; 1.10
-// added TSR_MATH_ERF): a plugin of this minor or a newer one is handed
-// everything as it is.
-constexpr uint32_t kPluginFacingMinor = 10;
+// added TSR_MATH_ERF, 1.11 six ops): a plugin of this minor or a newer one
+// is handed everything as it is.
+constexpr uint32_t kPluginFacingMinor = 11;
 
-static_assert(TSR_ABI_VERSION_MAJOR == 1 && TSR_ABI_VERSION_MINOR == 10,
+static_assert(TSR_ABI_VERSION_MAJOR == 1 && TSR_ABI_VERSION_MINOR == 11,
               "a new minor version: record what it adds in abi_history.hpp (Note [What an older plugin is handed])");
-static_assert(TSR_DTYPE_COUNT == 15 && TSR_OP_COUNT == 64 && TSR_MATH_FN_COUNT == 22 && TSR_SCALAR_COMPLEX == 3,
+static_assert(TSR_DTYPE_COUNT == 15 && TSR_OP_COUNT == 71 && TSR_MATH_FN_COUNT == 22 && TSR_SCALAR_COMPLEX == 3,
               "a new dtype, op, MATH function or scalar kind: give it its minor in abi_history.hpp");
 
 // The first thing of a kernel call that minor `minor` predates; empty

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The C API of ABI 1.5's index ops and manipulation functions: tsr_cumsum,
-// tsr_gather, tsr_take, tsr_scatter_, tsr_nonzero, tsr_sort
+// tsr_cumprod and tsr_searchsorted (ABI 1.11), tsr_gather, tsr_take, tsr_scatter_, tsr_nonzero, tsr_sort
 // (runtime/indexing.cpp does the work), tsr_concat, tsr_stack, tsr_roll,
 // tsr_flip, tsr_tril, tsr_triu, tsr_eye (runtime/manipulation.cpp),
 // tsr_unique (runtime/sets.cpp).
@@ -20,6 +20,30 @@ tsr_status tsr_cumsum(tsr_tensor* t, int64_t dim, tsr_dtype dtype, tsr_tensor** 
   return guard([&] {
     require_out(out);
     hand_out(cumsum(require(t, "tensor"), dim, dtype), out);
+  });
+}
+
+tsr_status tsr_cumprod(tsr_tensor* t, int64_t dim, tsr_dtype dtype, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(cumprod(require(t, "tensor"), dim, dtype), out);
+  });
+}
+
+tsr_status tsr_searchsorted(tsr_tensor* sorted, tsr_tensor* values, const tsr_searchsorted_options* options,
+                            tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    tsr_searchsorted_options o = TSR_SEARCHSORTED_OPTIONS_INIT;
+    if (options != nullptr) {
+      if (options->struct_size < TSR_STRUCT_SIZE(tsr_searchsorted_options, right))
+        fail(TSR_ERR_INVALID_ARGUMENT, "tsr_searchsorted: options->struct_size " +
+                                           std::to_string(options->struct_size) +
+                                           " is smaller than any tsr_searchsorted_options (set it to "
+                                           "TSR_SEARCHSORTED_OPTIONS_STRUCT_SIZE)");
+      std::memcpy(&o, options, std::min(options->struct_size, sizeof o));
+    }
+    hand_out(searchsorted(require(sorted, "sorted"), require(values, "values"), o.right != 0, o.sorter), out);
   });
 }
 

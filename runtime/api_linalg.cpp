@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The C API of linear algebra (ABI 1.6): tsr_linalg_* (runtime/linalg.cpp
+// The C API of linear algebra (ABI 1.6; eig and eigvals 1.11): tsr_linalg_* (runtime/linalg.cpp
 // does the work). Every out pointer is set to NULL first, so a failed call
 // leaves none dangling.
 #include <cmath>
@@ -106,6 +106,29 @@ tsr_status tsr_linalg_eigh(tsr_tensor* a, tsr_tensor** eigenvalues, tsr_tensor**
     linalg_eigh(require(a, "A"), &w, eigenvectors != nullptr ? &v : nullptr);
     hand_out(std::move(w), eigenvalues);
     if (eigenvectors != nullptr) hand_out(std::move(v), eigenvectors);
+  });
+}
+
+tsr_status tsr_linalg_eig(tsr_tensor* a, tsr_tensor** eigenvalues, tsr_tensor** eigenvectors) {
+  return guard([&] {
+    require_out(eigenvalues);
+    require_out(eigenvectors);
+    clear({eigenvalues, eigenvectors});
+    TensorRef w, v;
+    linalg_eig(require(a, "A"), &w, &v);
+    hand_out(std::move(w), eigenvalues);
+    hand_out(std::move(v), eigenvectors);
+  });
+}
+
+tsr_status tsr_linalg_eigvals(tsr_tensor* a, tsr_tensor** eigenvalues) {
+  return guard([&] {
+    require_out(eigenvalues);
+    hand_out([&] {
+      TensorRef w;
+      linalg_eig(require(a, "A"), &w, nullptr);
+      return w;
+    }(), eigenvalues);
   });
 }
 

@@ -125,6 +125,13 @@ tsr_status tsr_unary_(tsr_op op, tsr_tensor* a) {
   });
 }
 
+tsr_status tsr_clamp(tsr_tensor* x, tsr_tensor* min, tsr_tensor* max, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(clamp(require(x, "x"), min, max), out);
+  });
+}
+
 tsr_status tsr_where(tsr_tensor* cond, tsr_tensor* a, tsr_tensor* b, tsr_tensor** out) {
   return guard([&] {
     require_out(out);

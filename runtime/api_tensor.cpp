@@ -237,6 +237,13 @@ tsr_status tsr_imag(tsr_tensor* t, tsr_tensor** out) {
   });
 }
 
+tsr_status tsr_view_dtype(tsr_tensor* t, tsr_dtype dtype, tsr_tensor** out) {
+  return guard([&] {
+    require_out(out);
+    hand_out(view_dtype(require(t, "tensor"), dtype), out);
+  });
+}
+
 tsr_status tsr_permute(tsr_tensor* t, int32_t ndim, const int32_t* dims, tsr_tensor** out) {
   TSR_VIEW_FN("PermuteBackward0", permute(l, ndim, list_arg(ndim, dims, "dims")));
 }

@@ -222,6 +222,12 @@ void run_composite(tsr_runtime& rt, tsr_device device, int32_t op, int32_t key,
     }
     case TSR_OP_VAR:
     case TSR_OP_STD: variance(c, op, key, *in[0], out, extra); return;
+    case TSR_OP_CLAMP:
+      // min(max(x, lo), hi): NaN anywhere wins both; two passes where a
+      // native kernel makes one.
+      c.run(TSR_OP_MAXIMUM, key, {in[0], in[1]}, out);
+      c.run(TSR_OP_MINIMUM, key, {&out, in[2]}, out);
+      return;
     default:
       fail(TSR_ERR_INTERNAL, op_label(op) + " is marked composite in TSR_OP_TABLE but the runtime has no "
                                             "decomposition for it (runtime/composite.cpp)");

@@ -455,6 +455,33 @@ struct CumsumBackward final : Node {
   }
 };
 
+// cumprod(x, dim), as torch 1.13's cumprod_backward: a line's gradient at k
+// is the sum over j >= k of g[j] * out[j] / x[k], which holds before the
+// line's first zero z; at z, x[z] is left out of the products instead
+// (cumprod with it replaced by 1); after z, out[j] does not depend on x[k].
+// Sums over j >= k are cumsums of the flipped line.
+struct CumprodBackward final : Saved {
+  int64_t dim;
+  const char* name() const override { return "CumprodBackward0"; }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    using namespace formula;
+    if (g->layout.ndim == 0) return {g};
+    const int64_t dims[1] = {dim};
+    auto tail_sums = [&](const TensorRef& v) { return flip(*cumsum(*flip(*v, dims), dim, TSR_DTYPE_UNDEFINED), dims); };
+    const TensorRef zero = binary(TSR_OP_EQ, *a, *scalar_like(a, 0.0));
+    const TensorRef zeros_so_far = cumsum(*zero, dim, TSR_INT64);
+    const TensorRef before = binary(TSR_OP_EQ, *zeros_so_far, *full(*a->rt, 0, nullptr, make_scalar_int(0), TSR_INT64,
+                                                                     a->device));
+    const TensorRef first = binary(TSR_OP_BITWISE_AND, *zero,
+                                   *binary(TSR_OP_EQ, *zeros_so_far,
+                                           *full(*a->rt, 0, nullptr, make_scalar_int(1), TSR_INT64, a->device)));
+    const TensorRef one = scalar_like(a, 1.0);
+    const TensorRef early = div(tail_sums(mul(g, out)), where(*before, *a, *one));
+    const TensorRef at_zero = tail_sums(mul(g, cumprod(*where(*first, *one, *a), dim, TSR_DTYPE_UNDEFINED)));
+    return {where(*before, *early, *where(*first, *at_zero, *scalar_like(g, 0.0)))};
+  }
+};
+
 // Zeros of `shape` with src added at index along dim, recorded: its
 // derivative is the gather of g, whose own derivative is this again.
 TensorRef scatter_add_zeros(const InputMeta& shape, int64_t dim, const TensorRef& index, const TensorRef& src);
@@ -874,6 +901,13 @@ void record_cumsum(const tsr_tensor& a, int64_t dim, tsr_tensor& out) {
   auto n = std::make_shared<CumsumBackward>();
   n->dim = dim;
   record(std::move(n), {&a}, out);
+}
+
+void record_cumprod(const tsr_tensor& a, int64_t dim, tsr_tensor& out) {
+  if (!differentiable("cumprod", {&a}, out)) return;
+  auto n = std::make_shared<CumprodBackward>();
+  n->dim = dim;
+  record(saving(std::move(n), &a, nullptr, &out), {&a}, out);
 }
 
 void record_gather(const tsr_tensor& x, int64_t dim, const TensorRef& index, tsr_tensor& out, const char* name) {

@@ -33,6 +33,7 @@ void record_softmax(const tsr_tensor& x, int32_t dim, bool log, tsr_tensor& out)
 void record_logsumexp(const tsr_tensor& x, const bool* reduced, tsr_tensor& out);
 void record_vector_norm(const tsr_tensor& x, double ord, const bool* reduced, tsr_tensor& out);
 void record_cumsum(const tsr_tensor& a, int64_t dim, tsr_tensor& out);
+void record_cumprod(const tsr_tensor& a, int64_t dim, tsr_tensor& out);
 // index: the int64 index tensor gather read (kept for the backward); name:
 // another node name (sort's values are x gathered at argsort's indices).
 void record_gather(const tsr_tensor& x, int64_t dim, const TensorRef& index, tsr_tensor& out,
@@ -162,13 +163,17 @@ constexpr Gradient op_gradient(tsr_op op) {
     case TSR_OP_REMAINDER: case TSR_OP_LOGADDEXP: case TSR_OP_PROD: case TSR_OP_VAR: case TSR_OP_STD:
     case TSR_OP_CUMSUM: case TSR_OP_GATHER: case TSR_OP_SORT: case TSR_OP_SCATTER: case TSR_OP_CHOLESKY: case TSR_OP_SOLVE:
     case TSR_OP_QR: case TSR_OP_SVD: case TSR_OP_EIGH: case TSR_OP_INV: case TSR_OP_LU: case TSR_OP_GELU:
-    case TSR_OP_GELU_TANH: case TSR_OP_SILU:
+    case TSR_OP_GELU_TANH: case TSR_OP_SILU: case TSR_OP_CUMPROD: case TSR_OP_CLAMP:
       return Gradient::kFormula;
     case TSR_OP_FILL: case TSR_OP_EQ: case TSR_OP_NE: case TSR_OP_LT: case TSR_OP_LE: case TSR_OP_GT: case TSR_OP_GE:
     case TSR_OP_ARGMAX: case TSR_OP_ARANGE: case TSR_OP_LINSPACE: case TSR_OP_RAND_UNIFORM: case TSR_OP_RAND_NORMAL:
     case TSR_OP_BITWISE_AND: case TSR_OP_BITWISE_OR: case TSR_OP_BITWISE_XOR: case TSR_OP_SHIFT_LEFT:
-    case TSR_OP_SHIFT_RIGHT: case TSR_OP_ARGMIN: case TSR_OP_ARGSORT: case TSR_OP_NONZERO:
+    case TSR_OP_SHIFT_RIGHT: case TSR_OP_ARGMIN: case TSR_OP_ARGSORT: case TSR_OP_NONZERO: case TSR_OP_SEARCHSORTED:
       return Gradient::kNone;
+    // Complex results (Note [Complex tensors and autograd]): what they
+    // would differentiate cannot require grad yet.
+    case TSR_OP_EIG: case TSR_OP_FFT: case TSR_OP_RFFT: case TSR_OP_IRFFT:
+      return Gradient::kPending;
     case TSR_OP_FLOOR_DIVIDE:
       return Gradient::kRefused;
     case TSR_OP_COUNT: case TSR_OP_MAX_ENUM:

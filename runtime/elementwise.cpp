@@ -304,6 +304,24 @@ void unary_out(int32_t op, const tsr_tensor& a, const tsr_tensor& out) {
 
 void unary_inplace(int32_t op, const tsr_tensor& a) { unary_out(op, a, a); }
 
+namespace {
+
+// A fresh result of `shape` in `key` from three operands broadcast to it
+// (WHERE, CLAMP); the first's device and runtime.
+TensorRef three_operands(int32_t op, int32_t key, std::array<const tsr_tensor*, 3> in, int32_t ndim,
+                         const int64_t* shape) {
+  TensorRef out = make_result(*in[1], ndim, shape, key);
+  if (out->layout.numel() != 0) {
+    tsr_tensor_desc d[3], dout;
+    for (size_t i = 0; i < 3; ++i) fill_desc_broadcast(*in[i], ndim, shape, d[i]);
+    fill_desc(*out, dout);
+    launch(*in[1]->rt, in[1]->device, op, key, {&d[0], &d[1], &d[2]}, dout);
+  }
+  return out;
+}
+
+}  // namespace
+
 TensorRef where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b) {
   check_same_device(cond, a);
   check_same_device(a, b);
@@ -318,17 +336,40 @@ TensorRef where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b
   TensorRef keep_a, keep_b;
   const tsr_tensor& ac = in_dtype(a, compute, keep_a);
   const tsr_tensor& bc = in_dtype(b, compute, keep_b);
-  TensorRef out = make_result(a, ndim, shape, compute);
-  if (out->layout.numel() != 0) {
-    tsr_tensor_desc dc, da, db, dout;
-    fill_desc_broadcast(cond, ndim, shape, dc);
-    fill_desc_broadcast(ac, ndim, shape, da);
-    fill_desc_broadcast(bc, ndim, shape, db);
-    fill_desc(*out, dout);
-    launch(*a.rt, a.device, TSR_OP_WHERE, compute, {&dc, &da, &db}, dout);
-  }
+  TensorRef out = three_operands(TSR_OP_WHERE, compute, {&cond, &ac, &bc}, ndim, shape);
   if (autograd::should_record({&a, &b})) autograd::record_where(cond, a, b, *out);
   return out;
+}
+
+TensorRef clamp(const tsr_tensor& x, const tsr_tensor* lo, const tsr_tensor* hi) {
+  if (lo == nullptr && hi == nullptr)
+    fail(TSR_ERR_INVALID_ARGUMENT, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  for (const tsr_tensor* t : {&x, lo, hi}) {
+    if (t == nullptr) continue;
+    check_same_device(x, *t);
+    if (tsr_dtype_is_complex(t->dtype)) fail(TSR_ERR_TYPE, "clamp is not supported for complex types");
+  }
+  if (autograd::should_record({&x, lo, hi})) [[unlikely]] {
+    // Recorded as torch 1.13 differentiates clamp: the gradient passes to
+    // x where lo <= x <= hi, to a bound where it won.
+    TensorRef r = TensorRef::share(const_cast<tsr_tensor*>(&x));
+    if (lo != nullptr) r = where(*binary(TSR_OP_LT, *r, *lo), *lo, *r);
+    if (hi != nullptr) r = where(*binary(TSR_OP_LT, *hi, *r), *hi, *r);
+    return r;
+  }
+  if (lo == nullptr) return binary(TSR_OP_MINIMUM, x, *hi);
+  if (hi == nullptr) return binary(TSR_OP_MAXIMUM, x, *lo);
+  std::array<Operand, 3> ops{operand_of(x), operand_of(*lo), operand_of(*hi)};
+  const int32_t compute = result_type(ops);
+  if (compute == TSR_BOOL) fail(TSR_ERR_TYPE, "clamp is not supported for bool tensors");
+  int64_t two[TSR_MAX_DIMS], shape[TSR_MAX_DIMS];
+  const int32_t n2 = broadcast_shapes(x.layout.ndim, x.layout.shape.data(), lo->layout.ndim, lo->layout.shape.data(), two);
+  const int32_t ndim = broadcast_shapes(n2, two, hi->layout.ndim, hi->layout.shape.data(), shape);
+  TensorRef keep_x, keep_lo, keep_hi;
+  const tsr_tensor& xc = in_dtype(x, compute, keep_x);
+  const tsr_tensor& lc = in_dtype(*lo, compute, keep_lo);
+  const tsr_tensor& hc = in_dtype(*hi, compute, keep_hi);
+  return three_operands(TSR_OP_CLAMP, compute, {&xc, &lc, &hc}, ndim, shape);
 }
 
 }  // namespace tessera::rt

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // The device-agnostic half of the ops that move elements by index: cumsum
-// (SCAN), gather, take and index_select (GATHER), scatter_ (SCATTER),
+// and cumprod (SCAN), searchsorted (SEARCH), gather, take and index_select (GATHER), scatter_ (SCATTER),
 // nonzero (COMPACT) and sort / argsort (SORT). Checks, dtypes and shapes,
 // 0-d inputs read as 1-d, then one kernel per result. Index checks run on
 // the device: the index's min and max are reduced there and only those two
 // numbers come back (as for nonzero's count, which decides the shape).
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "derivatives.hpp"
 #include "error.hpp"
 #include "ops.hpp"
+#include "promotion.hpp"
 #include "shape.hpp"
 
 namespace tessera::rt {
@@ -45,7 +47,10 @@ void check_index_range(const tsr_tensor& index, int64_t n, int32_t dim, const ch
 
 }  // namespace
 
-TensorRef cumsum(const tsr_tensor& t, int64_t dim, int32_t dtype) {
+namespace {
+
+// CUMSUM or CUMPROD along dim: SUM's dtype, 0-d read as 1-d.
+TensorRef scan(int32_t op, const tsr_tensor& t, int64_t dim, int32_t dtype) {
   TensorRef in = TensorRef::share(const_cast<tsr_tensor*>(&t));
   if (dtype != TSR_DTYPE_UNDEFINED && dtype != t.dtype) in = to(in, dtype, t.device);
   const int32_t d = wrap_dim(dim, t.layout.ndim);
@@ -56,12 +61,80 @@ TensorRef cumsum(const tsr_tensor& t, int64_t dim, int32_t dtype) {
     fill_desc(*in, l, din);
     fill_desc(*out, dout);
     const int64_t params[1] = {d};
-    launch(*t.rt, t.device, TSR_OP_CUMSUM, in->dtype, {&din}, dout, {.params = params});
+    launch(*t.rt, t.device, op, in->dtype, {&din}, dout, {.params = params});
   }
-  if (autograd::should_record({in.get()})) [[unlikely]]
-    autograd::record_cumsum(*in, d, *out);
+  if (autograd::should_record({in.get()})) [[unlikely]] {
+    if (op == TSR_OP_CUMSUM) autograd::record_cumsum(*in, d, *out);
+    else autograd::record_cumprod(*in, d, *out);
+  }
   if (t.layout.ndim > 0) return out;
   return autograd::view_of(*out, [](const Layout& l) { return view(l, 0, nullptr); }, "SqueezeBackward0");
+}
+
+}  // namespace
+
+TensorRef cumsum(const tsr_tensor& t, int64_t dim, int32_t dtype) { return scan(TSR_OP_CUMSUM, t, dim, dtype); }
+TensorRef cumprod(const tsr_tensor& t, int64_t dim, int32_t dtype) { return scan(TSR_OP_CUMPROD, t, dim, dtype); }
+
+TensorRef searchsorted(const tsr_tensor& sorted, const tsr_tensor& values, bool right, const tsr_tensor* sorter) {
+  check_same_device(sorted, values);
+  const Layout& ls = sorted.layout;
+  const Layout lv = at_least_1d(values.layout);
+  auto mismatch = [&] {
+    fail(TSR_ERR_SHAPE,
+         "searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries tensor "
+         "and input value tensor must match, but we got boundaries tensor " +
+             shape_string(ls) + " and input value tensor " + shape_string(values.layout));
+  };
+  if (ls.ndim == 0) mismatch();
+  if (ls.ndim > 1) {
+    if (values.layout.ndim != ls.ndim) mismatch();
+    for (int32_t k = 0; k + 1 < ls.ndim; ++k)
+      if (ls.shape[static_cast<size_t>(k)] != lv.shape[static_cast<size_t>(k)]) mismatch();
+  }
+  if (tsr_dtype_is_complex(sorted.dtype) || tsr_dtype_is_complex(values.dtype))
+    fail(TSR_ERR_TYPE, std::string("searchsorted(): complex numbers are not ordered: got ") +
+                           tsr_dtype_name(sorted.dtype) + " and " + tsr_dtype_name(values.dtype));
+  TensorRef s = TensorRef::share(const_cast<tsr_tensor*>(&sorted));
+  const int64_t m = ls.shape[static_cast<size_t>(ls.ndim - 1)];
+  if (sorter != nullptr) {
+    check_same_device(sorted, *sorter);
+    if (sorter->layout.ndim != ls.ndim ||
+        !std::equal(ls.shape.begin(), ls.shape.begin() + ls.ndim, sorter->layout.shape.begin()))
+      fail(TSR_ERR_SHAPE, "searchsorted(): boundary and sorter must have the same size, but got boundary tensor " +
+                              shape_string(ls) + "and got sorter tensor " + shape_string(sorter->layout));
+    TensorRef idx = index_tensor(*sorter, "searchsorted");
+    if (idx->layout.numel() > 0) {
+      const int64_t lo = read_item(*reduce(TSR_OP_MIN, *idx, 0, nullptr, false)).i;
+      const int64_t hi = read_item(*reduce(TSR_OP_MAX, *idx, 0, nullptr, false)).i;
+      if (lo < 0 || hi >= m) fail(TSR_ERR_INDEX, "searchsorted(): sorter index out of range");
+    }
+    autograd::GradModeGuard no_grad(false);  // indices have no gradient
+    s = gather(*s, -1, *idx);
+  }
+  const int32_t dtype = promote_types(sorted.dtype, values.dtype);
+  if (s->dtype != dtype) s = to(s, dtype, sorted.device);
+  TensorRef v = TensorRef::share(const_cast<tsr_tensor*>(&values));
+  if (v->dtype != dtype) v = to(v, dtype, values.device);
+  TensorRef out = empty(*values.rt, lv.ndim, lv.shape.data(), TSR_INT64, values.device);
+  if (out->layout.numel() > 0) {
+    if (m == 0) {
+      fill(*out, make_scalar_int(0));
+    } else {
+      // A 1-d sorted serves every line of values: stride 0 on the leading dims.
+      std::vector<int64_t> shape(lv.shape.begin(), lv.shape.begin() + lv.ndim);
+      shape.back() = m;
+      const Layout sl = broadcast_to(s->layout, lv.ndim, shape.data());
+      tsr_tensor_desc ds, dv, dout;
+      fill_desc(*s, sl, ds);
+      fill_desc(*v, lv, dv);
+      fill_desc(*out, dout);
+      const int64_t params[1] = {right ? 1 : 0};
+      launch(*values.rt, values.device, TSR_OP_SEARCHSORTED, dtype, {&ds, &dv}, dout, {.params = params});
+    }
+  }
+  if (values.layout.ndim > 0) return out;
+  return make_view(*out, view(out->layout, 0, nullptr));
 }
 
 TensorRef gather(const tsr_tensor& x, int64_t dim, const tsr_tensor& index) {

@@ -433,6 +433,40 @@ void eigh_of(const tsr_tensor& a, TensorRef* w, TensorRef* v) {
   });
 }
 
+// torch.linalg.eig and eigvals: LINALG's EIG (geev). Its results are
+// complex, which Tessera does not differentiate (Note [Complex tensors and
+// autograd]): a real a that requires grad gives results recording
+// NotImplementedBackward.
+void linalg_eig(const tsr_tensor& a, TensorRef* w, TensorRef* v) {
+  const bool vectors = v != nullptr;
+  const std::string fn = vectors ? "linalg.eig" : "linalg.eigvals";
+  const Stack s = check_stack(a, fn, true);
+  const autograd::NoFormulaYet record(vectors ? "linalg_eig" : "linalg_eigvals", a);
+  const int32_t complex = tsr_dtype_complex(a.dtype);
+  *w = new_tensor(a, s.shape({s.n}), complex);
+  if (vectors) *v = new_tensor(a, s.shape({s.n, s.n}), complex);
+  if (s.count() > 0 && s.n > 0) {
+    // torch.linalg.eig refuses infinities and NaNs (LAPACK's balancing and
+    // QR iteration do not make sense of them); so does eigvals here, where
+    // torch's returns NaN: no function returns NaN in place of an error.
+    // Found as svd finds them (x - x is NaN exactly where x is not finite).
+    const int32_t matrix_dims[2] = {-2, -1};
+    TensorRef diff = binary(TSR_OP_SUB, a, a);
+    TensorRef bad = reduce(TSR_OP_SUM, *binary(TSR_OP_NE, *diff, *diff), 2, matrix_dims, false);
+    check_info(*to(bad, TSR_INT32, a.device), s, fn,
+               [](int32_t) { return std::string("input tensor should not contain infs or NaNs."); });
+    TensorRef info = info_tensor(a, s);
+    if (vectors) run_linalg(TSR_OP_EIG, s, a, nullptr, **w, {v->get(), info.get()}, {1});
+    else run_linalg(TSR_OP_EIG, s, a, nullptr, **w, {info.get()}, {0});
+    check_info(*info, s, fn, [](int32_t k) {
+      return "The algorithm failed to converge because the input matrix is ill-conditioned or has too many repeated "
+             "eigenvalues (error code: " + std::to_string(k) + ").";
+    });
+  }
+  *w = record(*w);
+  if (vectors) *v = record(*v);
+}
+
 }  // namespace tessera::rt
 
 namespace tessera::rt {

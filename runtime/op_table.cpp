@@ -17,8 +17,9 @@ static_assert(TSR_OP_MATH == 34 && TSR_OP_LOGADDEXP == 43 && TSR_OP_PROD == 44 &
               TSR_OP_NONZERO == 53);
 static_assert(TSR_OP_CHOLESKY == 54 && TSR_OP_SOLVE == 56 && TSR_OP_EIGH == 59 && TSR_OP_INV == 60);
 static_assert(TSR_OP_GELU == 61 && TSR_OP_SILU == 63);
-static_assert(TSR_OP_COUNT == 64, "a new op is a minor version: update this check, version.h and Python's tests");
-static_assert(TSR_OP_KIND_COUNT == 18 && TSR_MATH_FN_COUNT == 22);
+static_assert(TSR_OP_SEARCHSORTED == 64 && TSR_OP_CUMPROD == 65 && TSR_OP_EIG == 66 && TSR_OP_IRFFT == 69);
+static_assert(TSR_OP_COUNT == 71, "a new op is a minor version: update this check, version.h and Python's tests");
+static_assert(TSR_OP_KIND_COUNT == 21 && TSR_MATH_FN_COUNT == 22);
 
 // Entries in value order: entry k has value k, so there is no gap and no
 // duplicate, and TSR_OP_COUNT is the number of entries.
@@ -60,10 +61,10 @@ constexpr int kind_arity(int kind) {
   switch (kind) {
     case TSR_OP_KIND_FILL: case TSR_OP_KIND_ARANGE: case TSR_OP_KIND_LINSPACE: case TSR_OP_KIND_RANDOM: return 0;
     case TSR_OP_KIND_COPY: case TSR_OP_KIND_UNARY: case TSR_OP_KIND_REDUCE: case TSR_OP_KIND_MATH:
-    case TSR_OP_KIND_SCAN: case TSR_OP_KIND_SORT: case TSR_OP_KIND_COMPACT: return 1;
+    case TSR_OP_KIND_SCAN: case TSR_OP_KIND_SORT: case TSR_OP_KIND_COMPACT: case TSR_OP_KIND_FFT: return 1;
     case TSR_OP_KIND_BINARY: case TSR_OP_KIND_COMPARE: case TSR_OP_KIND_MATMUL: case TSR_OP_KIND_GATHER:
-    case TSR_OP_KIND_SCATTER: return 2;
-    case TSR_OP_KIND_WHERE: return 3;
+    case TSR_OP_KIND_SCATTER: case TSR_OP_KIND_SEARCH: return 2;
+    case TSR_OP_KIND_WHERE: case TSR_OP_KIND_CLAMP: return 3;
     default: return -1;  // LINALG: SOLVE's 2 (A, B), the others' 1 (A)
   }
 }
@@ -99,13 +100,20 @@ static_assert(tsr_op_kind(TSR_OP_CUMSUM) == TSR_OP_KIND_SCAN && tsr_op_kind(TSR_
               tsr_op_kind(TSR_OP_SCATTER) == TSR_OP_KIND_SCATTER && tsr_op_kind(TSR_OP_NONZERO) == TSR_OP_KIND_COMPACT);
 static_assert(all_of_kind(TSR_OP_SORT, TSR_OP_ARGSORT, TSR_OP_KIND_SORT));
 static_assert(all_of_kind(TSR_OP_CHOLESKY, TSR_OP_INV, TSR_OP_KIND_LINALG));
-// Every LINALG op is optional and only they are (Note [Primitives]).
-constexpr bool optional_are_linalg() {
-  for (int op = 0; op < TSR_OP_COUNT; ++op)
-    if ((tsr_op_role(op) == TSR_OP_ROLE_OPTIONAL) != (tsr_op_kind(op) == TSR_OP_KIND_LINALG)) return false;
+static_assert(tsr_op_kind(TSR_OP_SEARCHSORTED) == TSR_OP_KIND_SEARCH && tsr_op_kind(TSR_OP_CUMPROD) == TSR_OP_KIND_SCAN &&
+              tsr_op_kind(TSR_OP_EIG) == TSR_OP_KIND_LINALG);
+static_assert(all_of_kind(TSR_OP_FFT, TSR_OP_IRFFT, TSR_OP_KIND_FFT) && tsr_op_kind(TSR_OP_CLAMP) == TSR_OP_KIND_CLAMP);
+// The optional ops are the LINALG and FFT kinds' and CUMPROD (Note
+// [Primitives]): the CPU fallback's code knows these.
+constexpr bool optional_are_known() {
+  for (int op = 0; op < TSR_OP_COUNT; ++op) {
+    const int kind = tsr_op_kind(op);
+    const bool known = kind == TSR_OP_KIND_LINALG || kind == TSR_OP_KIND_FFT || op == TSR_OP_CUMPROD;
+    if ((tsr_op_role(op) == TSR_OP_ROLE_OPTIONAL) != known) return false;
+  }
   return true;
 }
-static_assert(optional_are_linalg());
+static_assert(optional_are_known());
 
 // Note [Primitives]: the count the header states, and the composites the
 // runtime knows how to build (runtime/composite.cpp has a case for each).
@@ -119,7 +127,9 @@ static_assert(TSR_OP_PRIMITIVE_COUNT < 60, "Note [Primitives]: the primitive set
 // Every op's contract defines some dtype (the DTYPES column is in range).
 constexpr bool every_op_takes_a_dtype() {
   for (int op = 0; op < TSR_OP_COUNT; ++op)
-    if (!tsr_op_takes_dtype(op, TSR_INT64) && !tsr_op_takes_dtype(op, TSR_FLOAT32)) return false;
+    if (!tsr_op_takes_dtype(op, TSR_INT64) && !tsr_op_takes_dtype(op, TSR_FLOAT32) &&
+        !tsr_op_takes_dtype(op, TSR_COMPLEX64))
+      return false;
   return !tsr_op_takes_dtype(TSR_OP_COUNT, TSR_FLOAT32) && tsr_op_role(TSR_OP_COUNT) == -1;
 }
 static_assert(every_op_takes_a_dtype(), "TSR_OP_TABLE: an op's DTYPES column is out of range");

@@ -77,10 +77,16 @@ TensorRef unary(int32_t op, const tsr_tensor& a);
 void unary_out(int32_t op, const tsr_tensor& a, const tsr_tensor& out);
 void unary_inplace(int32_t op, const tsr_tensor& a);
 TensorRef where(const tsr_tensor& cond, const tsr_tensor& a, const tsr_tensor& b);
+// torch.clamp (ABI 1.11): min(max(x, lo), hi), either bound null; the three promote.
+TensorRef clamp(const tsr_tensor& x, const tsr_tensor* lo, const tsr_tensor* hi);
 
 // ---- indexing.cpp ---------------------------------------------------------------
 // cumsum along dim; dtype TSR_DTYPE_UNDEFINED keeps t's (else t is cast first).
 TensorRef cumsum(const tsr_tensor& t, int64_t dim, int32_t dtype);
+// cumprod along dim, as cumsum (ABI 1.11).
+TensorRef cumprod(const tsr_tensor& t, int64_t dim, int32_t dtype);
+// torch.searchsorted (ABI 1.11): int64 indices of values' shape; sorter may be null.
+TensorRef searchsorted(const tsr_tensor& sorted, const tsr_tensor& values, bool right, const tsr_tensor* sorter);
 // torch.gather: out[i][j] = x[i][index[i][j]] along dim; indices in [-n, n).
 TensorRef gather(const tsr_tensor& x, int64_t dim, const tsr_tensor& index);
 // x's elements at the 0-d or 1-d `indices` along dim (take, index_select).
@@ -122,6 +128,8 @@ void linalg_qr(const tsr_tensor& a, bool complete, TensorRef* q, TensorRef* r);
 void linalg_svd(const tsr_tensor& a, bool full_matrices, TensorRef* u, TensorRef* s, TensorRef* vh);
 // v null: the eigenvalues alone.
 void linalg_eigh(const tsr_tensor& a, TensorRef* w, TensorRef* v);
+// torch.linalg.eig (ABI 1.11): complex w and V of a general a; v null: eigvals.
+void linalg_eig(const tsr_tensor& a, TensorRef* w, TensorRef* v);
 
 // torch.linalg.pinv; atol, rtol null for torch's defaults, else tolerances per matrix ([..] or 0-d).
 TensorRef linalg_pinv(const tsr_tensor& a, const tsr_tensor* atol, const tsr_tensor* rtol, bool hermitian);
@@ -183,6 +191,8 @@ void math_out(int32_t fn, const tsr_tensor& a, const tsr_tensor& out);
 // its storage in the real dtype; real of a real tensor is a view of it, imag
 // of one an error.
 TensorRef complex_part(const tsr_tensor& t, bool imag);
+// t's storage read as dtype, of t's itemsize (torch's Tensor.view(dtype)).
+TensorRef view_dtype(const tsr_tensor& t, int32_t dtype);
 
 // ---- reductions and matmul (reduce.cpp, matmul.cpp) -------------------------
 // SUM's, PROD's and CUMSUM's result dtype for input `dtype`.

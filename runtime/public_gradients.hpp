@@ -68,7 +68,7 @@ enum class PublicGradient : uint8_t { kFormula, kView, kInplace, kOut, kNone, kP
   M(tsr_view, kView) M(tsr_reshape, kView) M(tsr_transpose, kView) M(tsr_t, kView)              \
   M(tsr_permute, kView) M(tsr_slice, kView) M(tsr_select, kView) M(tsr_unsqueeze, kView)        \
   M(tsr_squeeze, kView) M(tsr_squeeze_all, kView) M(tsr_expand, kView) M(tsr_flatten, kView)    \
-  M(tsr_as_strided, kView) M(tsr_diagonal, kView) M(tsr_real, kView) M(tsr_imag, kView)         \
+  M(tsr_as_strided, kView) M(tsr_diagonal, kView) M(tsr_real, kView) M(tsr_imag, kView) M(tsr_view_dtype, kView)         \
   /* copies */                                                                                  \
   M(tsr_contiguous, kFormula) M(tsr_clone, kFormula) M(tsr_to, kFormula) M(tsr_to_dtype, kFormula) \
   M(tsr_to_device, kFormula) M(tsr_copy_, kInplace) M(tsr_fill_, kInplace)                      \
@@ -84,12 +84,19 @@ enum class PublicGradient : uint8_t { kFormula, kView, kInplace, kOut, kNone, kP
   M(tsr_concat, kFormula) M(tsr_stack, kFormula) M(tsr_roll, kFormula) M(tsr_flip, kFormula)    \
   M(tsr_tril, kFormula) M(tsr_triu, kFormula) M(tsr_scatter_, kInplace) M(tsr_nonzero, kNone)   \
   M(tsr_unique, kRefused)                                                                       \
+  M(tsr_cumprod, kFormula) M(tsr_searchsorted, kNone) M(tsr_clamp, kFormula)                                           \
   /* linear algebra */                                                                          \
   M(tsr_linalg_cholesky, kFormula) M(tsr_linalg_solve, kFormula) M(tsr_linalg_inv, kFormula)    \
   M(tsr_linalg_det, kFormula) M(tsr_linalg_slogdet, kFormula) M(tsr_linalg_qr, kFormula)        \
   M(tsr_linalg_svd, kFormula) M(tsr_linalg_eigh, kFormula) M(tsr_linalg_vector_norm, kFormula)  \
   M(tsr_linalg_pinv, kFormula)                                                                  \
   M(tsr_linalg_lu_factor, kFormula)                                                             \
+  /* eig, eigvals (ABI 1.11): complex results (Note [Complex tensors and autograd]): a real */  \
+  /* input's results record NotImplementedBackward */                                           \
+  M(tsr_linalg_eig, kPending) M(tsr_linalg_eigvals, kPending)                                   \
+  /* Fourier transforms (fft.h, ABI 1.11): complex results, and complex tensors cannot require grad */ \
+  /* (Note [Complex tensors and autograd]): a real input's result records NotImplementedBackward */ \
+  M(tsr_fft_options_init, kNoTensor) M(tsr_fft, kPending)                                       \
   /* autograd's own */                                                                          \
   M(tsr_is_grad_enabled, kNoTensor) M(tsr_set_grad_enabled, kNoTensor)                          \
   M(tsr_tensor_requires_grad, kNoTensor) M(tsr_tensor_set_requires_grad, kNoTensor)             \
@@ -124,7 +131,9 @@ enum class PublicGradient : uint8_t { kFormula, kView, kInplace, kOut, kNone, kP
   M(tsr_safetensors_count, kNoTensor) M(tsr_safetensors_name_at, kNoTensor)                     \
   M(tsr_safetensors_find, kNoTensor) M(tsr_safetensors_info, kNoTensor)                         \
   M(tsr_safetensors_get, kNone) M(tsr_safetensors_metadata_count, kNoTensor)                    \
-  M(tsr_safetensors_metadata_key_at, kNoTensor) M(tsr_safetensors_metadata_get, kNoTensor)
+  M(tsr_safetensors_metadata_key_at, kNoTensor) M(tsr_safetensors_metadata_get, kNoTensor)   \
+  /* DLPack 1.x (dlpack_exchange.h, ABI 1.11): memory handed over; an import is a new leaf */   \
+  M(tsr_to_dlpack_versioned, kNoTensor) M(tsr_from_dlpack_versioned, kNone)
 // clang-format on
 
 }  // namespace tessera::rt::autograd

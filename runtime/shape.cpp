@@ -94,7 +94,9 @@ std::string format_list(const int64_t* values, int32_t n) {
 
 void fail_ndim(int64_t ndim) {
   if (ndim < 0) fail(TSR_ERR_INVALID_ARGUMENT, "ndim must be non-negative, got " + num(ndim));
-  fail(TSR_ERR_INVALID_ARGUMENT, "tensors have at most " + num(TSR_MAX_DIMS) + " dims, got " + num(ndim));
+  fail(TSR_ERR_INVALID_ARGUMENT, "tensors have at most " + num(TSR_MAX_DIMS) + " dims, got " + num(ndim) +
+                                     " (TSR_MAX_DIMS: a kernel's tsr_tensor_desc holds the shape and strides in "
+                                     "arrays of that size, part of the plugin ABI)");
 }
 
 int64_t checked_numel(int32_t ndim, const int64_t* shape, size_t element_size) {

@@ -12,6 +12,7 @@
 // unchanged.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -259,6 +260,7 @@ struct Case {
   std::vector<int64_t> params;
   double tolerance_scale = 1;
   bool up_to_sign = false;  // compare absolute values (QR: columns of Q and rows of R may flip together)
+  bool up_to_order_and_phase = false;  // EIG: align_eig first (the library's order and phases)
 };
 
 tsr_scalar scalar_float(double v) {
@@ -294,10 +296,13 @@ std::vector<Layout> layouts_of(int k, int32_t op) {
     case TSR_OP_KIND_SCAN:
     case TSR_OP_KIND_SORT:
       return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded, Layout::Empty};
-    case TSR_OP_KIND_GATHER: return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded};
+    case TSR_OP_KIND_GATHER:
+    case TSR_OP_KIND_SEARCH: return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded};
     case TSR_OP_KIND_SCATTER:
     case TSR_OP_KIND_COMPACT: return {Layout::Contiguous, Layout::Transposed, Layout::Sliced};
     case TSR_OP_KIND_LINALG: return {Layout::Contiguous, Layout::Transposed, Layout::Batched};
+    case TSR_OP_KIND_FFT:
+      return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded, Layout::Empty};
     default:
       return {Layout::Contiguous, Layout::Transposed, Layout::Sliced, Layout::Expanded, Layout::Scalar, Layout::Empty};
   }
@@ -321,9 +326,13 @@ int32_t output_dtype(int32_t op, int32_t key) {
   const int k = tsr_op_kind(op);
   if (k == TSR_OP_KIND_COMPARE) return TSR_BOOL;
   if (op == TSR_OP_ARGMAX || op == TSR_OP_ARGMIN || op == TSR_OP_ARGSORT || op == TSR_OP_NONZERO) return TSR_INT64;
-  if ((op == TSR_OP_SUM || op == TSR_OP_PROD || op == TSR_OP_CUMSUM) && !tsr_dtype_is_floating(key) &&
+  if (op == TSR_OP_SEARCHSORTED) return TSR_INT64;
+  if ((op == TSR_OP_SUM || op == TSR_OP_PROD || op == TSR_OP_CUMSUM || op == TSR_OP_CUMPROD) &&
+      !tsr_dtype_is_floating(key) &&
       !tsr_dtype_is_complex(key))  // Note [Kernel contracts]
     return key == TSR_UINT16 || key == TSR_UINT32 || key == TSR_UINT64 ? TSR_UINT64 : TSR_INT64;
+  if (op == TSR_OP_RFFT) return tsr_dtype_complex(key);  // FFT kind (ABI 1.11): real in, complex out
+  if (op == TSR_OP_IRFFT) return tsr_dtype_real(key);
   if (op == TSR_OP_ABS) return tsr_dtype_real(key);  // |z| of a complex number is real (Note [Complex dtypes])
   return key;
 }
@@ -342,7 +351,9 @@ std::vector<int32_t> variants_of(int32_t op, int32_t key) {
     case TSR_OP_KIND_MATH:
       for (int32_t fn = 0; fn < TSR_MATH_FN_COUNT; ++fn) v.push_back(fn);
       return v;
-    case TSR_OP_KIND_SORT: return {0, 1};
+    case TSR_OP_KIND_SORT:
+    case TSR_OP_KIND_SEARCH:
+    case TSR_OP_KIND_FFT: return {0, 1};
     case TSR_OP_KIND_SCATTER: return key == TSR_BOOL ? std::vector<int32_t>{0} : std::vector<int32_t>{0, 1};
     default: return {0};
   }
@@ -374,7 +385,9 @@ void write_matrices(Operand& o, const std::function<double(int64_t, int64_t, int
 // SPD matrices for CHOLESKY, diagonally dominant ones for SOLVE and INV
 // (and random ones for LU, whose pivots then have no ties), symmetric ones
 // for EIGH; SVD and EIGH give their values alone, and QR is compared up to
-// the sign its columns may take.
+// the sign its columns may take. EIG takes G itself (real eigenvalues and
+// conjugate pairs), with its vectors, compared up to order and phase
+// (align_eig).
 void build_linalg_case(Case& c, int32_t op, int32_t key, Layout layout, Random& r) {
   const std::vector<int64_t> batch = layout == Layout::Batched ? std::vector<int64_t>{3} : std::vector<int64_t>{};
   const Layout in_layout = layout == Layout::Batched ? Layout::Contiguous : layout;
@@ -447,6 +460,13 @@ void build_linalg_case(Case& c, int32_t op, int32_t key, Layout layout, Random& 
       c.more.push_back(output(TSR_INT32, {}));
       c.params = {0};
       break;
+    case TSR_OP_EIG:  // complex w and V whatever the key (complex64 for float32)
+      c.out = output(tsr_dtype_complex(key), {n});
+      c.more.push_back(output(tsr_dtype_complex(key), {n, n}));
+      c.more.push_back(output(TSR_INT32, {}));
+      c.params = {1};
+      c.up_to_order_and_phase = true;
+      break;
   }
   c.tolerance_scale = 100;  // factorisations round differently from library to library
 }
@@ -481,7 +501,8 @@ Case build_case(int32_t op, int32_t key, Layout layout, int32_t variant, uint64_
     case TSR_OP_KIND_BINARY:
     case TSR_OP_KIND_COMPARE:
     case TSR_OP_KIND_UNARY:
-    case TSR_OP_KIND_WHERE: {
+    case TSR_OP_KIND_WHERE:
+    case TSR_OP_KIND_CLAMP: {
       const int n = tsr_op_arity(op);
       for (int i = 0; i < n; ++i) {
         const int32_t dt = k == TSR_OP_KIND_WHERE && i == 0 ? TSR_BOOL : key;
@@ -599,6 +620,24 @@ Case build_case(int32_t op, int32_t key, Layout layout, int32_t variant, uint64_
       c.tolerance_scale = 0;
       break;
     }
+    case TSR_OP_KIND_SEARCH: {
+      // sorted (5, 7), each row 0 0 1 1 2 2 3 (bool: 0 0 0 0 1 1 1), values
+      // (5, 4) in Domain::Small: ties with the rows' elements on both sides.
+      c.name += variant == 0 ? " left" : " right";
+      c.inputs.push_back(make_operand(key, {5, 7}, layout, false, r, Domain::General));  // Expanded: one shared row
+      int64_t at = 0;
+      const size_t elem = tsr_dtype_size(key);
+      for_each_offset(c.inputs.back().desc, [&](int64_t off) {
+        const int64_t col = at++ % 7;
+        tsr_element_from_double(key, c.inputs.back().bytes.data() + static_cast<size_t>(off) * elem,
+                                key == TSR_BOOL ? (col >= 4 ? 1.0 : 0.0) : static_cast<double>(col / 2));
+      });
+      c.inputs.push_back(make_operand(key, {5, 4}, layout, false, r, Domain::Small));
+      c.out = make_operand(out_dt, {5, 4}, out_layout, true, r, Domain::General);
+      c.params = {variant};
+      c.tolerance_scale = 0;
+      break;
+    }
     case TSR_OP_KIND_COMPACT: {
       c.inputs.push_back(make_operand(key, {5, 7}, layout, false, r, Domain::Bool));
       int64_t count = 0;
@@ -609,6 +648,26 @@ Case build_case(int32_t op, int32_t key, Layout layout, int32_t variant, uint64_
       });
       c.out = make_operand(out_dt, {count, 2}, Layout::Contiguous, true, r, Domain::General);
       c.tolerance_scale = 0;
+      break;
+    }
+    case TSR_OP_KIND_FFT: {
+      // Lines along dim 1 of (5, .) (transposed: dim 0 of (., 5)) of length
+      // 12 (variant 0: even, the real transforms' half-length packing) or 7
+      // (variant 1: odd and prime; FFT's inverse direction), scaled by 0.5.
+      const int64_t n = variant == 0 ? 12 : 7, dim = layout == Layout::Transposed ? 0 : 1;
+      c.name += " n " + std::to_string(n) + " dim " + std::to_string(dim) + (op == TSR_OP_FFT && variant == 1 ? " inverse" : "");
+      const int64_t in_len = op == TSR_OP_IRFFT ? n / 2 + 1 : n, out_len = op == TSR_OP_RFFT ? n / 2 + 1 : n;
+      std::vector<int64_t> in_shape = {5, 5}, out_shape = {5, 5};
+      in_shape[static_cast<size_t>(dim)] = in_len;
+      out_shape[static_cast<size_t>(dim)] = out_len;
+      if (layout == Layout::Empty) in_shape[0] = out_shape[0] = 0;
+      c.inputs.push_back(make_operand(key, in_shape, layout == Layout::Empty ? Layout::Contiguous : layout, false, r,
+                                      Domain::General));
+      c.out = make_operand(out_dt, out_shape, layout == Layout::Sliced ? Layout::Sliced : Layout::Contiguous, true, r,
+                           Domain::General);
+      c.scalars = {scalar_float(0.5)};
+      c.params = {dim, op == TSR_OP_IRFFT ? 1 : op == TSR_OP_FFT ? variant : 0};
+      c.tolerance_scale = 10;
       break;
     }
     case TSR_OP_KIND_RANDOM:
@@ -819,9 +878,66 @@ std::string compare_output(const Case& c, const tsr_tensor_desc& d, const std::v
   return {};
 }
 
+// EIG's results in the reference's order and phases (Note [Kernel
+// contracts]: both are the library's): each of want's eigenvalues takes the
+// nearest unused one of got, with its column of V, and that column is
+// turned to the phase want's has at want's largest component. The
+// eigenvalues of the case's G are distinct, so a right kernel's results then
+// match elementwise; a wrong one's still differ.
+void align_eig(const Case& c, std::vector<std::vector<unsigned char>>& got,
+               const std::vector<std::vector<unsigned char>>& want) {
+  using Z = std::complex<double>;
+  const tsr_tensor_desc& wd = c.out.desc;
+  const tsr_tensor_desc& vd = c.more[0].desc;
+  const int64_t n = wd.shape[wd.ndim - 1];
+  const size_t elem = tsr_dtype_size(wd.dtype);
+  std::vector<int64_t> woff, voff;
+  for_each_offset(wd, [&](int64_t off) { woff.push_back(off); });
+  for_each_offset(vd, [&](int64_t off) { voff.push_back(off); });
+  auto read = [&](const std::vector<unsigned char>& bytes, int64_t off) {
+    const unsigned char* p = bytes.data() + static_cast<size_t>(off) * elem;
+    return Z(tsr_element_to_double(wd.dtype, p), tsr_element_imag(wd.dtype, p));
+  };
+  auto write = [&](std::vector<unsigned char>& bytes, int64_t off, Z z) {
+    unsigned char* p = bytes.data() + static_cast<size_t>(off) * elem;
+    if (wd.dtype == TSR_COMPLEX64) {
+      const float parts[2] = {static_cast<float>(z.real()), static_cast<float>(z.imag())};
+      std::memcpy(p, parts, sizeof parts);
+    } else {
+      const double parts[2] = {z.real(), z.imag()};
+      std::memcpy(p, parts, sizeof parts);
+    }
+  };
+  for (size_t b = 0; n > 0 && (b + 1) * static_cast<size_t>(n) <= woff.size(); ++b) {
+    const auto at = [&](int64_t j) { return woff[b * static_cast<size_t>(n) + static_cast<size_t>(j)]; };
+    const auto vat = [&](int64_t r, int64_t j) { return voff[(b * static_cast<size_t>(n) + static_cast<size_t>(r)) * static_cast<size_t>(n) + static_cast<size_t>(j)]; };
+    std::vector<Z> w(static_cast<size_t>(n)), v(static_cast<size_t>(n * n));
+    for (int64_t j = 0; j < n; ++j) {
+      w[static_cast<size_t>(j)] = read(got[0], at(j));
+      for (int64_t r = 0; r < n; ++r) v[static_cast<size_t>(r * n + j)] = read(got[1], vat(r, j));
+    }
+    std::vector<bool> used(static_cast<size_t>(n), false);
+    for (int64_t j = 0; j < n; ++j) {
+      const Z x = read(want[0], at(j));
+      int64_t k = -1;
+      for (int64_t i = 0; i < n; ++i)
+        if (!used[static_cast<size_t>(i)] && (k < 0 || std::abs(w[static_cast<size_t>(i)] - x) < std::abs(w[static_cast<size_t>(k)] - x))) k = i;
+      used[static_cast<size_t>(k)] = true;
+      write(got[0], at(j), w[static_cast<size_t>(k)]);
+      int64_t top = 0;
+      for (int64_t r = 1; r < n; ++r)
+        if (std::abs(read(want[1], vat(r, j))) > std::abs(read(want[1], vat(top, j)))) top = r;
+      const Z ref = read(want[1], vat(top, j)), mine = v[static_cast<size_t>(top * n + k)];
+      const Z turn = std::abs(ref) > 0 && std::abs(mine) > 0 ? (ref / std::abs(ref)) / (mine / std::abs(mine)) : Z(1);
+      for (int64_t r = 0; r < n; ++r) write(got[1], vat(r, j), v[static_cast<size_t>(r * n + k)] * turn);
+    }
+  }
+}
+
 // Every output of the case (out, then LINALG's more outputs).
-std::string compare(const Case& c, const std::vector<std::vector<unsigned char>>& got,
+std::string compare(const Case& c, std::vector<std::vector<unsigned char>> got,
                     const std::vector<std::vector<unsigned char>>& want) {
+  if (c.up_to_order_and_phase) align_eig(c, got, want);
   const std::vector<const Operand*> outs = outputs_of(c);
   for (size_t i = 0; i < outs.size(); ++i) {
     std::string problem = compare_output(c, outs[i]->desc, got[i], want[i]);

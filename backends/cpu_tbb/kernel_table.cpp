@@ -21,11 +21,13 @@ const tsr_kernel_table& kernel_table() {
     add_reduce_kernels(list);
     add_matmul_kernels(list);
     add_scan_kernels(list);
+    add_search_kernels(list);
     add_gather_kernels(list);
     add_sort_kernels(list);
     add_compact_kernels(list);
     add_factory_kernels(list);
     add_linalg_kernels(list);
+    add_fft_kernels(list);
     return list;
   }();
   static const tsr_kernel_table table{TSR_KERNEL_TABLE_STRUCT_SIZE, entries.size(), entries.data()};

@@ -63,16 +63,18 @@ template <template <int, int> class K, int... Kinds> void add_kernels_of_kind(Ke
 // One per kernel file.
 void add_copy_kernels(KernelList& list);      // COPY
 void add_binary_kernels(KernelList& list);    // ADD..POW, ATAN2..LOGADDEXP, EQ..GE
-void add_unary_kernels(KernelList& list);     // FILL, NEG..TANH, GELU, GELU_TANH, SILU, WHERE
+void add_unary_kernels(KernelList& list);     // FILL, NEG..TANH, GELU, GELU_TANH, SILU, WHERE, CLAMP
 void add_math_kernels(KernelList& list);      // MATH
 void add_reduce_kernels(KernelList& list);    // SUM, PROD, MEAN, MAX, MIN, ARGMAX, ARGMIN
 void add_matmul_kernels(KernelList& list);    // MATMUL
-void add_scan_kernels(KernelList& list);      // CUMSUM
+void add_scan_kernels(KernelList& list);      // CUMSUM, CUMPROD
+void add_search_kernels(KernelList& list);    // SEARCHSORTED
 void add_gather_kernels(KernelList& list);    // GATHER, SCATTER
 void add_sort_kernels(KernelList& list);      // SORT, ARGSORT
 void add_compact_kernels(KernelList& list);   // NONZERO
 void add_factory_kernels(KernelList& list);   // ARANGE, LINSPACE, RAND_UNIFORM, RAND_NORMAL
 void add_linalg_kernels(KernelList& list);    // CHOLESKY, LU, SOLVE, QR, SVD, EIGH, INV (LAPACK)
+void add_fft_kernels(KernelList& list);       // FFT, RFFT, IRFFT (KissFFT)
 
 // The plugin's kernel table, built once.
 const tsr_kernel_table& kernel_table();

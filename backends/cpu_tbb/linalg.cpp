@@ -14,7 +14,8 @@
 // [Parallel panels]).
 // Complex matrices (ABI 1.7) take LAPACK's c/z routines: potrf, getrf, gesv,
 // geqrf + ungqr, gesdd, heevd, getrf + getri, each alone (the composed QR,
-// SVD and EIGH are real-only).
+// SVD and EIGH are real-only). EIG (ABI 1.11) is geev in all four, its
+// results complex whatever the key (Note [Eigenvalues of a real matrix]).
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -68,6 +69,12 @@ template <class T> struct Lapack {
   using heevd_t = void (*)(const char*, const char*, const int*, T*, const int*, R*, T*, const int*, R*, const int*,
                            int*, const int*, int*, size_t, size_t);
   using syevd_t = std::conditional_t<kComplex, heevd_t, syevd_real_t>;
+  // geev (EIG): the real one returns w as (wr, wi), the complex one takes rwork.
+  using geev_real_t = void (*)(const char*, const char*, const int*, T*, const int*, R*, R*, T*, const int*, T*,
+                               const int*, T*, const int*, int*, size_t, size_t);
+  using geev_complex_t = void (*)(const char*, const char*, const int*, T*, const int*, T*, T*, const int*, T*,
+                                  const int*, T*, const int*, R*, int*, size_t, size_t);
+  using geev_t = std::conditional_t<kComplex, geev_complex_t, geev_real_t>;
   // The pieces of syevd and gesdd (Note [Serial BLAS]).
   using sytrd_t = void (*)(const char*, const int*, T*, const int*, T*, T*, T*, T*, const int*, int*, size_t);
   using stedc_t = void (*)(const char*, const int*, T*, T*, T*, const int*, T*, const int*, int*, const int*, int*, size_t);
@@ -94,6 +101,7 @@ template <class T> struct Lapack {
   orgqr_t orgqr = nullptr;
   gesdd_t gesdd = nullptr;
   syevd_t syevd = nullptr;
+  geev_t geev = nullptr;
   sytrd_t sytrd = nullptr;
   stedc_t stedc = nullptr;
   ormtr_t ormtr = nullptr;
@@ -126,6 +134,7 @@ template <class T> const Lapack<T>& lapack() {
     find(l.orgqr, kComplex ? "ungqr" : "orgqr");
     find(l.gesdd, "gesdd");
     find(l.syevd, kComplex ? "heevd" : "syevd");
+    find(l.geev, "geev");
     if (kComplex) return l;  // the composed routines' pieces are real-only
     find(l.sytrd, "sytrd");
     find(l.stedc, "stedc");
@@ -514,7 +523,7 @@ template <int Op, int D> struct LinalgKernel {
   using T = compute_t<D>;
   using R = real_t<T>;  // SVD's S and EIGH's w (Note [Kernel contracts], kind LINALG)
   static constexpr bool kComplex = is_complex_v<D>;
-  static constexpr int kParams = Op == TSR_OP_SVD ? 2 : (Op == TSR_OP_CHOLESKY || Op == TSR_OP_QR || Op == TSR_OP_EIGH) ? 1 : 0;
+  static constexpr int kParams = Op == TSR_OP_SVD ? 2 : (Op == TSR_OP_CHOLESKY || Op == TSR_OP_QR || Op == TSR_OP_EIGH || Op == TSR_OP_EIG) ? 1 : 0;
   static constexpr int kInputs = Op == TSR_OP_SOLVE ? 2 : 1;
 
   static void run(Context& ctx, const tsr_kernel_args& a) {
@@ -818,6 +827,93 @@ template <int Op, int D> struct LinalgKernel {
           store_info(a, D, info, nb, b, status);
         }
       });
+    } else if constexpr (Op == TSR_OP_EIG) {
+      eig(ctx, a, L, in, out, nb, n, count, m == n);
+    }
+  }
+
+  // EIG by geev (Note [Eigenvalues of a real matrix]): w and V complex (C),
+  // whatever the key.
+  static void eig(Context& ctx, const tsr_kernel_args& a, const Lapack<T>& L, const tsr_tensor_desc& in,
+                  const tsr_tensor_desc& out, int nb, int64_t n, int64_t count, bool square) {
+    constexpr int kOut = tsr_dtype_complex(D);
+    using C = compute_t<kOut>;
+    const bool vectors = a.params[0] != 0;
+    backend::check_more_outputs("cpu_tbb", a, D, vectors ? 2 : 1, TSR_DEVICE_CPU);
+    if (!square) fail(TSR_ERR_SHAPE, where(a, D) + "the input is not square");
+    backend::check_linalg_shape("cpu_tbb", a, D, out, kOut, nb, {n}, "eigenvalues");
+    if (vectors) backend::check_linalg_shape("cpu_tbb", a, D, *a.more_outputs[0], kOut, nb, {n, n}, "eigenvectors");
+    const tsr_tensor_desc& info = *a.more_outputs[vectors ? 1 : 0];
+    backend::check_linalg_shape("cpu_tbb", a, D, info, TSR_INT32, nb, {}, "info");
+    const int in_ = lapack_int(a, D, n, n), one = 1;
+    const char jobvl = 'N', jobvr = vectors ? 'V' : 'N';
+    int lwork = 0;
+    {
+      T query = 0, dummy = 0;
+      R rdummy = 0;
+      const int minus1 = -1;
+      int status = 0;
+      if constexpr (kComplex)
+        L.geev(&jobvl, &jobvr, &in_, &dummy, &in_, &dummy, &dummy, &one, &dummy, &in_, &query, &minus1, &rdummy, &status,
+               1, 1);
+      else
+        L.geev(&jobvl, &jobvr, &in_, &dummy, &in_, &rdummy, &rdummy, &dummy, &one, &dummy, &in_, &query, &minus1, &status,
+               1, 1);
+      check_status(a, D, status);
+      lwork = work_size(query);
+    }
+    const int64_t nv = vectors ? n * n : 1;
+    for_each_matrix(ctx, count, n, [&](int64_t b0, int64_t b1) {
+      // A, VR (geev's), wr and wi (real keys) or rwork (complex), work, and
+      // the complex w and V written out.
+      Workspace space(ctx, {sizeof(T) * n * n, sizeof(T) * nv, sizeof(R) * 2 * n, sizeof(T) * lwork, sizeof(C) * n,
+                            sizeof(C) * nv});
+      T *A = space.array<T>(0), *VR = space.array<T>(1), *work = space.array<T>(3);
+      R* rw = space.array<R>(2);
+      C *w = space.array<C>(4), *V = space.array<C>(5);
+      for (int64_t b = b0; b < b1; ++b) {
+        load_matrix(in, nb, b, A, n);
+        int status = 0;
+        if constexpr (kComplex) {
+          L.geev(&jobvl, &jobvr, &in_, A, &in_, w, VR, &one, VR, &in_, work, &lwork, rw, &status, 1, 1);
+          store_vector<C>(out, nb, b, w);
+          if (vectors) store_matrix(*a.more_outputs[0], nb, b, VR, n);
+        } else {
+          R *wr = rw, *wi = rw + n;
+          L.geev(&jobvl, &jobvr, &in_, A, &in_, wr, wi, VR, &one, VR, &in_, work, &lwork, &status, 1, 1);
+          for (int64_t j = 0; j < n; ++j) w[j] = C(wr[j], wi[j]);
+          store_vector<C>(out, nb, b, w);
+          if (vectors) {
+            real_pairs_to_complex(VR, wi, V, n);
+            store_matrix(*a.more_outputs[0], nb, b, V, n);
+          }
+        }
+        store_info(a, D, info, nb, b, status);
+      }
+    });
+  }
+
+  // Note [Eigenvalues of a real matrix]
+  // A real matrix's geev returns its eigenvalues as wr + i wi, a complex
+  // conjugate pair as two neighbours j, j + 1 with wi[j] > 0 first, and the
+  // pair's eigenvectors as two real columns: v(j) = VR[:, j] + i VR[:, j+1]
+  // and v(j+1) = VR[:, j] - i VR[:, j+1], already of 2-norm 1 together (and
+  // largest component real) as LAPACK normalises them. The contract's
+  // complex w and V are built from those, column by column.
+  template <class C> static void real_pairs_to_complex(const T* VR, const R* wi, C* V, int64_t n) {
+    for (int64_t j = 0; j < n; ++j) {
+      const T* x = VR + j * n;
+      C* v = V + j * n;
+      if (wi[j] > 0 && j + 1 < n) {
+        const T* y = x + n;
+        for (int64_t r = 0; r < n; ++r) {
+          v[r] = C(x[r], y[r]);
+          v[r + n] = C(x[r], -y[r]);
+        }
+        ++j;
+      } else {
+        for (int64_t r = 0; r < n; ++r) v[r] = C(x[r], 0);
+      }
     }
   }
 };

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // FILL, the unary pointwise ops (NEG..TANH and the fused activations GELU,
-// GELU_TANH, SILU), and WHERE.
+// GELU_TANH, SILU), and the ops of three inputs: WHERE and CLAMP (ABI 1.11:
+// one pass where the runtime's composite makes two).
 #include <cmath>
 #include <type_traits>
 
+#include "binary_ops.hpp"
 #include "elementwise.hpp"
 #include "kernels.hpp"
 #include "math_ops.hpp"
@@ -100,12 +102,29 @@ template <int Op, int D> struct WhereKernel {
   }
 };
 
+template <int Op, int D> struct ClampKernel {
+  static void run(Context& ctx, const tsr_kernel_args& a) {
+    check_args(a, D, 3, 0, 0);
+    const tsr_tensor_desc& out = *a.output;
+    using S = storage_t<D>;
+    for (int i = 0; i < 3; ++i) {
+      check_dtype(a, D, *a.inputs[i], D, "input");
+      check_same_shape(a, D, *a.inputs[i], "input");
+    }
+    check_dtype(a, D, out, D, "output");
+    pointwise<S, S, S, S>(ctx, out, {a.inputs[0], a.inputs[1], a.inputs[2]}, [](S x, S lo, S hi) {
+      return store<S>(backend::minimum(backend::maximum(load(x), load(lo)), load(hi)));
+    });
+  }
+};
+
 }  // namespace
 
 void add_unary_kernels(KernelList& list) {
   add_kernels<FillKernel, TSR_OP_FILL>(list);
   add_kernels_of_kind<UnaryKernel, TSR_OP_KIND_UNARY>(list);
   add_kernels<WhereKernel, TSR_OP_WHERE>(list);
+  add_kernels<ClampKernel, TSR_OP_CLAMP>(list);
 }
 
 }  // namespace tessera::cpu_tbb

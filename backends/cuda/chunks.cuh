@@ -24,10 +24,17 @@ TSR_HD void chunk_range(int64_t c, unsigned t, int64_t n, int64_t& first, int64_
 }
 
 #if defined(TSR_KERNELS)
+// a + b: chunk_exclusive_prefix's default combination.
+struct ChunkAdd {
+  template <class Acc> __device__ Acc operator()(Acc a, Acc b) const { return a + b; }
+};
+
 // parts[t] holds thread t's value; after this every thread sees, in
-// parts[threadIdx.x], the sum of start and the values of the threads before
-// it. Returns that sum plus the thread's own value. Called by every thread.
-template <class Acc> __device__ Acc chunk_exclusive_prefix(Acc* parts, Acc start) {
+// parts[threadIdx.x], the combination (a sum by default; CUMPROD's product)
+// of start and the values of the threads before it. Returns that combined
+// with the thread's own value. Called by every thread.
+template <class Acc, class Combine = ChunkAdd>
+__device__ Acc chunk_exclusive_prefix(Acc* parts, Acc start, Combine combine = {}) {
   const Acc mine = parts[threadIdx.x];
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -35,11 +42,11 @@ template <class Acc> __device__ Acc chunk_exclusive_prefix(Acc* parts, Acc start
     for (int t = 0; t < kChunkThreads; ++t) {
       const Acc v = parts[t];
       parts[t] = running;
-      running += v;
+      running = combine(running, v);
     }
   }
   __syncthreads();
-  return parts[threadIdx.x] + mine;
+  return combine(parts[threadIdx.x], mine);
 }
 #endif
 

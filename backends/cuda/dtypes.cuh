@@ -26,6 +26,7 @@ struct ComplexAcc {
   // libcu++'s product: Annex G's infinities, as the CPU's complex<double>.
   TSR_HD ComplexAcc& operator*=(const ComplexAcc& b) { return *this = ComplexAcc(value() * b.value()); }
   TSR_HD friend ComplexAcc operator+(ComplexAcc a, const ComplexAcc& b) { return a += b; }
+  TSR_HD friend ComplexAcc operator*(ComplexAcc a, const ComplexAcc& b) { return a *= b; }
   TSR_HD friend ComplexAcc operator/(const ComplexAcc& a, double d) { return ComplexAcc(a.re / d, a.im / d); }
 };
 

@@ -142,10 +142,12 @@ void add_reduce_kernels(KernelList& list);   // SUM, PROD, MEAN, MAX, MIN, ARGMA
 void add_matmul_kernels(KernelList& list);   // MATMUL
 void add_factory_kernels(KernelList& list);  // ARANGE, LINSPACE, RAND_UNIFORM, RAND_NORMAL
 void add_gather_kernels(KernelList& list);   // GATHER, SCATTER
-void add_scan_kernels(KernelList& list);     // CUMSUM
+void add_scan_kernels(KernelList& list);     // CUMSUM, CUMPROD
+void add_search_kernels(KernelList& list);   // SEARCHSORTED
 void add_compact_kernels(KernelList& list);  // NONZERO
 void add_sort_kernels(KernelList& list);     // SORT, ARGSORT
 void add_linalg_kernels(KernelList& list);   // CHOLESKY, LU, SOLVE, QR, SVD, EIGH, INV (cuSOLVER)
+void add_fft_kernels(KernelList& list);      // FFT, RFFT, IRFFT (cuFFT)
 
 // Shared helpers other kernel files call (copy.cu, unary.cu):
 // out = in (same dtype, any layouts; the tiled path for transposes).

@@ -3,7 +3,9 @@
 // cuSOLVER's dense routines, float32 and float64: CHOLESKY (potrf), LU
 // (getrf), SOLVE (getrf + getrs), QR (geqrf + orgqr), SVD (gesvd, on A^T
 // for a wide A: cuSOLVER's gesvd takes m >= n only), EIGH (syevd) and INV
-// (getrf + getrs against the identity: cuSOLVER has no getri). The CPU
+// (getrf + getrs against the identity: cuSOLVER has no getri), and EIG
+// (ABI 1.11: Xgeev, the 64-bit API of CUDA 12.6, with its host workspace;
+// the call waits for the stream before that is freed). The CPU
 // backend's linalg.cpp is the reference (`tessera conformance`).
 //
 // Each call packs the operands into column-major buffers from the caching
@@ -31,6 +33,8 @@
 #include <climits>
 #include <mutex>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "blas_handle.hpp"
 #include "elementwise.cuh"
@@ -265,6 +269,73 @@ template <class T> T** pointer_array(const Exec& ex, const Workspace& space, T* 
 
 using backend::transposed;
 
+// ---- EIG (cusolverDnXgeev) ---------------------------------------------------
+// cuSOLVER's data type of storage type T (the 64-bit API is typeless).
+template <class T> constexpr cudaDataType_t solver_type() {
+  if constexpr (std::is_same_v<T, float>) return CUDA_R_32F;
+  else if constexpr (std::is_same_v<T, double>) return CUDA_R_64F;
+  else if constexpr (std::is_same_v<T, ComplexPair<float>>) return CUDA_C_32F;
+  else return CUDA_C_64F;
+}
+
+// The 64-bit API's parameters object (default algorithms), destroyed when
+// the calls have queued their work.
+class SolverParams {
+ public:
+  explicit SolverParams(const Exec& ex) { TSR_SOLVER_CHECK(ex, cusolverDnCreateParams(&params_)); }
+  ~SolverParams() { (void)cusolverDnDestroyParams(params_); }
+  SolverParams(const SolverParams&) = delete;
+  SolverParams& operator=(const SolverParams&) = delete;
+  cusolverDnParams_t get() const { return params_; }
+
+ private:
+  cusolverDnParams_t params_ = nullptr;
+};
+
+// Note [Eigenvalues of a real matrix on cuSOLVER]
+// For a real A, Xgeev is called with every type real: W holds 2n reals per
+// matrix, the real parts and then the imaginary parts, and VR real columns
+// as LAPACK's geev leaves them: a conjugate pair j, j + 1 (imaginary part
+// > 0 first) has eigenvectors VR[:, j] +- i VR[:, j+1], of 2-norm 1. One
+// pass makes the contract's complex w and V (as cpu_tbb's linalg.cpp does,
+// Note [Eigenvalues of a real matrix] there): thread i is element r of
+// column j of matrix b (rows = n with the vectors, 1 without), and the
+// threads of row 0 write w.
+template <class R>
+TSR_HD void eig_complex_thread(const R* W, const R* VR, ComplexPair<R>* w, ComplexPair<R>* V, int64_t n, int64_t rows,
+                               uint64_t total, uint64_t i) {
+  if (i >= total) return;
+  const int64_t per = n * rows, b = static_cast<int64_t>(i) / per, within = static_cast<int64_t>(i) % per;
+  const int64_t j = within / rows, r = within % rows;
+  const R* wr = W + b * 2 * n;
+  const R* wi = wr + n;
+  if (r == 0) w[b * n + j] = ComplexPair<R>{wr[j], wi[j]};
+  if (V == nullptr) return;
+  const R* x = VR + b * n * n;
+  ComplexPair<R> v{x[r + j * n], R(0)};
+  if (wi[j] > R(0) && j + 1 < n) v.im = x[r + (j + 1) * n];
+  else if (wi[j] < R(0) && j > 0) v = ComplexPair<R>{x[r + (j - 1) * n], -x[r + j * n]};
+  V[b * n * n + j * n + r] = v;
+}
+
+#if defined(TSR_KERNELS)
+template <class R>
+__global__ void __launch_bounds__(kPointwiseBlock) eig_complex_kernel(const R* W, const R* VR, ComplexPair<R>* w,
+                                                                      ComplexPair<R>* V, int64_t n, int64_t rows,
+                                                                      uint64_t total) {
+  eig_complex_thread(W, VR, w, V, n, rows, total, static_cast<uint64_t>(blockIdx.x) * kPointwiseBlock + threadIdx.x);
+}
+#endif
+
+template <class R>
+void eig_complex(const Exec& ex, const R* W, const R* VR, ComplexPair<R>* w, ComplexPair<R>* V, int64_t count, int64_t n) {
+  const int64_t rows = V != nullptr ? n : 1;
+  const uint64_t total = static_cast<uint64_t>(count * n * rows);
+  if (total == 0) return;
+  TSR_LAUNCH(blocks_for(total, "eig"), kPointwiseBlock, ex.stream, eig_complex_kernel<R>)(W, VR, w, V, n, rows, total);
+  ex.check_launch("eig_complex_kernel");
+}
+
 // The scratch buffers of one call: `count` matrices (or vectors) back to
 // back, described with the output's batch dims (its first nb) so that
 // copy_same_dtype moves a whole batch at once.
@@ -319,7 +390,7 @@ template <int Op, int D> struct LinalgKernel {
   static constexpr int kReal = tsr_dtype_real(D);
   using T = storage_t<D>;
   using R = storage_t<kReal>;
-  static constexpr int kParams = Op == TSR_OP_SVD ? 2 : (Op == TSR_OP_CHOLESKY || Op == TSR_OP_QR || Op == TSR_OP_EIGH) ? 1 : 0;
+  static constexpr int kParams = Op == TSR_OP_SVD ? 2 : (Op == TSR_OP_CHOLESKY || Op == TSR_OP_QR || Op == TSR_OP_EIGH || Op == TSR_OP_EIG) ? 1 : 0;
   static constexpr int kInputs = Op == TSR_OP_SOLVE ? 2 : 1;
 
   static void run(const Exec& ex, const tsr_kernel_args& a) {
@@ -570,6 +641,50 @@ template <int Op, int D> struct LinalgKernel {
       copy_same_dtype(ex, out, batch.vectors(W, kReal, n));
       if (vectors) copy_same_dtype(ex, *a.more_outputs[0], batch.matrices(A, D, n, n));
       store_info(info_out);
+    } else if constexpr (Op == TSR_OP_EIG) {
+      // Xgeev (CUDA 12.6's 64-bit API) matrix by matrix: no batched form.
+      constexpr int kOut = tsr_dtype_complex(D);
+      using C = storage_t<kOut>;
+      const bool vectors = a.params[0] != 0;
+      more(vectors ? 2 : 1);
+      if (m != n) fail(TSR_ERR_SHAPE, ex.where() + "the input is not square");
+      shape_of(out, kOut, {n}, "eigenvalues");
+      if (vectors) shape_of(*a.more_outputs[0], kOut, {n, n}, "eigenvectors");
+      const tsr_tensor_desc& info_out = info_of(vectors ? 1 : 0);
+      const cusolverEigMode_t jobvr = vectors ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
+      constexpr cudaDataType_t type = solver_type<T>();
+      // W: n complex values per matrix, or 2n reals for a real A (Note
+      // [Eigenvalues of a real matrix on cuSOLVER]).
+      const int64_t wlen = is_complex_v<D> ? n : 2 * n, ld = std::max<int64_t>(n, 1);
+      Workspace abuf = scratch(sizeof(T) * count * n * n), wbuf = scratch(sizeof(T) * count * wlen),
+                vbuf = scratch(vectors ? sizeof(T) * count * n * n : 1);
+      T *A = static_cast<T*>(abuf.get()), *W = static_cast<T*>(wbuf.get());
+      T* VR = vectors ? static_cast<T*>(vbuf.get()) : nullptr;
+      copy_same_dtype(ex, batch.matrices(A, D, n, n), in);
+      const SolverParams params(ex);
+      size_t device_bytes = 0, host_bytes = 0;
+      TSR_SOLVER_CHECK(ex, cusolverDnXgeev_bufferSize(h, params.get(), CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, type, A, ld,
+                                                      type, W, type, nullptr, 1, type, VR, ld, type, &device_bytes,
+                                                      &host_bytes));
+      Workspace work = scratch(device_bytes);
+      // The host workspace lives until the queued work has run (below).
+      std::vector<char> host(std::max<size_t>(host_bytes, 1));
+      for (int64_t b = 0; b < count; ++b)
+        TSR_SOLVER_CHECK(ex, cusolverDnXgeev(h, params.get(), CUSOLVER_EIG_MODE_NOVECTOR, jobvr, n, type, A + b * n * n, ld,
+                                             type, W + b * wlen, type, nullptr, 1, type, vectors ? VR + b * n * n : nullptr,
+                                             ld, type, work.get(), device_bytes, host.data(), host_bytes, info + b));
+      if constexpr (is_complex_v<D>) {
+        copy_same_dtype(ex, out, batch.vectors(W, kOut, n));
+        if (vectors) copy_same_dtype(ex, *a.more_outputs[0], batch.matrices(VR, kOut, n, n));
+      } else {
+        Workspace cw = scratch(sizeof(C) * count * n), cv = scratch(vectors ? sizeof(C) * count * n * n : 1);
+        C *w = static_cast<C*>(cw.get()), *V = vectors ? static_cast<C*>(cv.get()) : nullptr;
+        eig_complex(ex, W, VR, w, V, count, n);
+        copy_same_dtype(ex, out, batch.vectors(w, kOut, n));
+        if (vectors) copy_same_dtype(ex, *a.more_outputs[0], batch.matrices(V, kOut, n, n));
+      }
+      store_info(info_out);
+      if (host_bytes > 0) ex.check(cudaStreamSynchronize(ex.stream), "waiting for cusolverDnXgeev's host workspace");
     }
   }
 };

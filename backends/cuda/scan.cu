@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// CUMSUM along params[0] (Note [Kernel contracts], kind SCAN), as cpu_tbb's
-// scan.cpp computes it: floating sums in double, complex ones in two
-// doubles, integers and bool in wrapping 64-bit integers, the output in
-// SUM's dtype.
+// CUMSUM and CUMPROD (ABI 1.11) along params[0] (Note [Kernel contracts],
+// kind SCAN), as cpu_tbb's scan.cpp computes them: floating sums and
+// products in double, complex ones in two doubles, integers and bool in
+// wrapping 64-bit integers, the output in SUM's dtype.
 //
 // Each line is cut into chunks (chunks.cuh), one block per (line, chunk). A line of one chunk is scanned by one kernel; a
 // longer one takes three: every chunk's sum, the chunks' offsets (one
@@ -24,61 +24,73 @@ struct ScanLines : Lines {
   int64_t chunks = 1;
 };
 
-template <int D> struct ScanTypes {
+template <int Op, int D> struct ScanTypes {
   using S = storage_t<D>;
   using O = storage_t<sum_dtype(D)>;
   using Acc = wide_acc_t<D>;  // dtypes.cuh
   static TSR_HD Acc value(S x) { return widen<D>(x); }
   static TSR_HD O result(Acc a) { return narrow<O>(a); }
+  static TSR_HD Acc identity() { return Acc(Op == TSR_OP_CUMPROD ? 1 : 0); }
+  // The scan's combination, also handed to chunk_exclusive_prefix.
+  TSR_HD Acc operator()(Acc a, Acc b) const {
+    if constexpr (Op == TSR_OP_CUMPROD) return a * b;
+    else return a + b;
+  }
 };
 
 #if defined(TSR_KERNELS)
 // This thread's part of block b's chunk: where its line starts, its range,
-// and (in parts[threadIdx.x]) the sum of its elements.
-template <int D> struct ThreadPart {
+// and (in parts[threadIdx.x]) the sum (product) of its elements.
+template <int Op, int D> struct ThreadPart {
+  using T = ScanTypes<Op, D>;
   int64_t in = 0, out = 0, first = 0, last = 0;
-  __device__ ThreadPart(const ScanLines& p, int64_t b, const storage_t<D>* x, typename ScanTypes<D>::Acc* parts) {
+  __device__ ThreadPart(const ScanLines& p, int64_t b, const storage_t<D>* x, typename T::Acc* parts) {
     line_offsets(p, b / p.chunks, 0, in, out);
     chunk_range(b % p.chunks, threadIdx.x, p.n, first, last);
-    typename ScanTypes<D>::Acc s = 0;
-    for (int64_t i = first; i < last; ++i) s += ScanTypes<D>::value(x[in + i * p.si]);
+    typename T::Acc s = T::identity();
+    for (int64_t i = first; i < last; ++i) s = T{}(s, T::value(x[in + i * p.si]));
     parts[threadIdx.x] = s;
   }
 };
 
-// partial[b] = the sum of block b's chunk (b = line * chunks + chunk).
-template <int D>
-__global__ void __launch_bounds__(kChunkThreads) scan_chunk_sums(const ScanLines p, const storage_t<D>* x, typename ScanTypes<D>::Acc* partial) {
-  using Acc = typename ScanTypes<D>::Acc;
-  __shared__ Acc parts[kChunkThreads];
-  const ThreadPart<D> part(p, blockIdx.x, x, parts);
-  const Acc total = chunk_exclusive_prefix<Acc>(parts, 0);
+// partial[b] = the sum (product) of block b's chunk (b = line * chunks + chunk).
+template <int Op, int D>
+__global__ void __launch_bounds__(kChunkThreads)
+    scan_chunk_sums(const ScanLines p, const storage_t<D>* x, typename ScanTypes<Op, D>::Acc* partial) {
+  using T = ScanTypes<Op, D>;
+  __shared__ typename T::Acc parts[kChunkThreads];
+  const ThreadPart<Op, D> part(p, blockIdx.x, x, parts);
+  const typename T::Acc total = chunk_exclusive_prefix(parts, T::identity(), T{});
   if (threadIdx.x == kChunkThreads - 1) partial[blockIdx.x] = total;
 }
 
-// partial[l * chunks + c] = the sum of line l's chunks before c (one thread a line).
-template <class Acc> __global__ void __launch_bounds__(kPointwiseBlock) scan_chunk_offsets(const ScanLines p, Acc* partial) {
+// partial[l * chunks + c] = the sum (product) of line l's chunks before c
+// (one thread a line).
+template <int Op, int D>
+__global__ void __launch_bounds__(kPointwiseBlock) scan_chunk_offsets(const ScanLines p, typename ScanTypes<Op, D>::Acc* partial) {
+  using T = ScanTypes<Op, D>;
   const int64_t l = static_cast<int64_t>(blockIdx.x) * kPointwiseBlock + threadIdx.x;
   if (l >= p.lines) return;
-  Acc running = 0;
+  typename T::Acc running = T::identity();
   for (int64_t c = 0; c < p.chunks; ++c) {
-    const Acc s = partial[l * p.chunks + c];
+    const typename T::Acc s = partial[l * p.chunks + c];
     partial[l * p.chunks + c] = running;
-    running += s;
+    running = T{}(running, s);
   }
 }
 
-// Scans block b's chunk from partial[b] (0 without partials).
-template <int D>
-__global__ void __launch_bounds__(kChunkThreads)
-    scan_chunks(const ScanLines p, const storage_t<D>* x, typename ScanTypes<D>::O* y, const typename ScanTypes<D>::Acc* partial) {
-  using T = ScanTypes<D>;
+// Scans block b's chunk from partial[b] (the identity without partials).
+template <int Op, int D>
+__global__ void __launch_bounds__(kChunkThreads) scan_chunks(const ScanLines p, const storage_t<D>* x,
+                                                             typename ScanTypes<Op, D>::O* y,
+                                                             const typename ScanTypes<Op, D>::Acc* partial) {
+  using T = ScanTypes<Op, D>;
   __shared__ typename T::Acc parts[kChunkThreads];
-  const ThreadPart<D> part(p, blockIdx.x, x, parts);
-  chunk_exclusive_prefix<typename T::Acc>(parts, partial != nullptr ? partial[blockIdx.x] : 0);
-  typename T::Acc acc = parts[threadIdx.x];  // the sum before this thread's first element
+  const ThreadPart<Op, D> part(p, blockIdx.x, x, parts);
+  chunk_exclusive_prefix(parts, partial != nullptr ? partial[blockIdx.x] : T::identity(), T{});
+  typename T::Acc acc = parts[threadIdx.x];  // what comes before this thread's first element
   for (int64_t i = part.first; i < part.last; ++i) {
-    acc += T::value(x[part.in + i * p.si]);
+    acc = T{}(acc, T::value(x[part.in + i * p.si]));
     y[part.out + i * p.so] = T::result(acc);
   }
 }
@@ -95,30 +107,30 @@ template <int Op, int D> struct ScanKernel {
     static_cast<Lines&>(p) = lines_along(ex, in, out, a.params[0]);
     if (p.lines == 0 || p.n == 0) return;
     p.chunks = (p.n + kChunk - 1) / kChunk;
-    using T = ScanTypes<D>;
+    using T = ScanTypes<Op, D>;
     const uint64_t blocks = static_cast<uint64_t>(p.lines) * static_cast<uint64_t>(p.chunks);
     if (blocks > 0x7FFFFFFFu) fail(TSR_ERR_INVALID_ARGUMENT, ex.where() + "tensor too large for one launch");
     const typename T::S* x = static_cast<const typename T::S*>(in.data) + in.offset;
     typename T::O* y = static_cast<typename T::O*>(out.data) + out.offset;
     if (p.chunks == 1) {
-      TSR_LAUNCH(static_cast<unsigned>(blocks), kChunkThreads, ex.stream, scan_chunks<D>)(p, x, y, nullptr);
+      TSR_LAUNCH(static_cast<unsigned>(blocks), kChunkThreads, ex.stream, scan_chunks<Op, D>)(p, x, y, nullptr);
       ex.check_launch("scan_chunks");
       return;
     }
     Workspace partial(ex, blocks * sizeof(typename T::Acc));
     auto* sums = static_cast<typename T::Acc*>(partial.get());
-    TSR_LAUNCH(static_cast<unsigned>(blocks), kChunkThreads, ex.stream, scan_chunk_sums<D>)(p, x, sums);
+    TSR_LAUNCH(static_cast<unsigned>(blocks), kChunkThreads, ex.stream, scan_chunk_sums<Op, D>)(p, x, sums);
     ex.check_launch("scan_chunk_sums");
-    TSR_LAUNCH(blocks_for(static_cast<uint64_t>(p.lines), "cumsum"), kPointwiseBlock, ex.stream,
-               scan_chunk_offsets<typename T::Acc>)(p, sums);
+    TSR_LAUNCH(blocks_for(static_cast<uint64_t>(p.lines), tsr_op_name(Op)), kPointwiseBlock, ex.stream,
+               scan_chunk_offsets<Op, D>)(p, sums);
     ex.check_launch("scan_chunk_offsets");
-    TSR_LAUNCH(static_cast<unsigned>(blocks), kChunkThreads, ex.stream, scan_chunks<D>)(p, x, y, sums);
+    TSR_LAUNCH(static_cast<unsigned>(blocks), kChunkThreads, ex.stream, scan_chunks<Op, D>)(p, x, y, sums);
     ex.check_launch("scan_chunks");
   }
 };
 
 }  // namespace
 
-void add_scan_kernels(KernelList& list) { add_kernels<ScanKernel, TSR_OP_CUMSUM>(list); }
+void add_scan_kernels(KernelList& list) { add_kernels<ScanKernel, TSR_OP_CUMSUM, TSR_OP_CUMPROD>(list); }
 
 }  // namespace tessera::cuda

@@ -5,7 +5,8 @@
  * a cumulative sum, take, gather, scatter, sort and argsort, nonzero, and
  * linear algebra (cholesky, solve, det, eigh, svdvals, inv's errors; QR,
  * SVD and EIGH of matrices large enough for cpu_tbb's composed path; a
- * complex Hermitian matrix's eigh, cholesky and slogdet, ABI 1.7);
+ * complex Hermitian matrix's eigh, cholesky and slogdet, ABI 1.7; eig and
+ * eigvals of general matrices, ABI 1.11);
  * each result checked against values written here, and each bad call
  * checked for its status and message. Exit status 0 when all hold. */
 #include <math.h>
@@ -127,6 +128,81 @@ static void check_complex_linalg(void) {
   tsr_tensor_release(im);
   tsr_tensor_release(sign);
   tsr_tensor_release(logabs);
+}
+
+/* eig (ABI 1.11): the companion matrix of (x - 1)(x + 2)(x^2 - x + 2.5),
+ * whose eigenvalues are 1, -2 and 0.5 +- 1.5i, in a batch with the upper
+ * triangular [[2, 1, 0, 0], [0, 3, 1, 0], [0, 0, 5, 1], [0, 0, 0, -1]]
+ * (its diagonal), float64: complex128 results, the values found among the
+ * known ones (the order is LAPACK's), A V = V diag(w) and unit columns,
+ * computed here in float64; eigvals of float32 gives complex64; the errors. */
+static void check_eig(void) {
+  enum { n = 4 };
+  const int64_t shape[3] = {2, n, n}, one_shape[2] = {n, n}, bad_shape[2] = {2, 3};
+  const double a[2 * n * n] = {0, 0.5, -4.5, 5, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0,
+                               2, 1, 0, 0, 0, 3, 1, 0, 0, 0, 5, 1, 0, 0, 0, -1};
+  const double known[2][n][2] = {{{1, 0}, {-2, 0}, {0.5, 1.5}, {0.5, -1.5}}, {{2, 0}, {3, 0}, {5, 0}, {-1, 0}}};
+  const float a32[n * n] = {0, 0.5f, -4.5f, 5, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+  double w[2 * n * 2], v[2 * n * n * 2]; /* (real, imaginary) pairs */
+  tsr_tensor *t = NULL, *tw = NULL, *tv = NULL, *t32 = NULL, *w32 = NULL, *bad = NULL, *ints = NULL, *out = NULL;
+  int b, i, j, k;
+  t = doubles(a, 3, shape);
+  CHECK_OK(tsr_linalg_eig(t, &tw, &tv));
+  CHECK(tw != NULL && tsr_tensor_dtype(tw) == TSR_COMPLEX128 && tsr_tensor_ndim(tw) == 2);
+  CHECK(tv != NULL && tsr_tensor_dtype(tv) == TSR_COMPLEX128 && tsr_tensor_ndim(tv) == 3);
+  if (tw == NULL || tv == NULL) return;
+  CHECK_OK(tsr_read(tw, w, sizeof w));
+  CHECK_OK(tsr_read(tv, v, sizeof v));
+  for (b = 0; b < 2; ++b) {
+    int found[n] = {0, 0, 0, 0};
+    for (j = 0; j < n; ++j) { /* each known eigenvalue once */
+      for (k = 0; k < n; ++k) {
+        const double dr = w[(b * n + k) * 2] - known[b][j][0], di = w[(b * n + k) * 2 + 1] - known[b][j][1];
+        if (!found[k] && sqrt(dr * dr + di * di) < 1e-12) {
+          found[k] = 1;
+          break;
+        }
+      }
+      if (k == n) {
+        fprintf(stderr, "eig: batch %d has no eigenvalue %g%+gi\n", b, known[b][j][0], known[b][j][1]);
+        ++failures;
+      }
+    }
+    for (j = 0; j < n; ++j) { /* column j: A v = w_j v, |v| = 1 */
+      const double wr = w[(b * n + j) * 2], wi = w[(b * n + j) * 2 + 1];
+      double norm = 0, worst = 0;
+      for (i = 0; i < n; ++i) {
+        const double* vi = &v[((b * n + i) * n + j) * 2];
+        double rr = -(wr * vi[0] - wi * vi[1]), ri = -(wr * vi[1] + wi * vi[0]);
+        for (k = 0; k < n; ++k) {
+          rr += a[(b * n + i) * n + k] * v[((b * n + k) * n + j) * 2];
+          ri += a[(b * n + i) * n + k] * v[((b * n + k) * n + j) * 2 + 1];
+        }
+        worst = fmax(worst, sqrt(rr * rr + ri * ri));
+        norm += vi[0] * vi[0] + vi[1] * vi[1];
+      }
+      if (!(worst < 1e-12 && fabs(sqrt(norm) - 1) < 1e-13)) {
+        fprintf(stderr, "eig: batch %d column %d: residual %g, norm %g\n", b, j, worst, sqrt(norm));
+        ++failures;
+      }
+    }
+  }
+  CHECK_OK(tsr_from_host(rt, a32, 2, one_shape, TSR_FLOAT32, cpu, &t32));
+  CHECK_OK(tsr_linalg_eigvals(t32, &w32));
+  CHECK(w32 != NULL && tsr_tensor_dtype(w32) == TSR_COMPLEX64 && tsr_tensor_numel(w32) == n);
+  bad = doubles(a, 2, bad_shape);
+  CHECK_FAILS(tsr_linalg_eig(bad, &out, &out), TSR_ERR_SHAPE, "linalg.eig: A must be batches of square matrices");
+  CHECK(out == NULL);
+  CHECK_FAILS(tsr_linalg_eig(t, &out, NULL), TSR_ERR_INVALID_ARGUMENT, "");
+  ints = longs((const int64_t[4]){1, 2, 3, 4}, 2, (const int64_t[2]){2, 2});
+  CHECK_FAILS(tsr_linalg_eigvals(ints, &out), TSR_ERR_TYPE, "linalg.eigvals: Expected a floating point or complex tensor");
+  tsr_tensor_release(t);
+  tsr_tensor_release(tw);
+  tsr_tensor_release(tv);
+  tsr_tensor_release(t32);
+  tsr_tensor_release(w32);
+  tsr_tensor_release(bad);
+  tsr_tensor_release(ints);
 }
 
 static void check_large_linalg(void) {
@@ -357,6 +433,7 @@ int main(int argc, char** argv) {
 
   check_large_linalg();
   check_complex_linalg();
+  check_eig();
 
   tsr_tensor_release(nz);
   tsr_tensor_release(values);

@@ -107,6 +107,9 @@ TEST_CASE("exported twins of the inline helpers, for FFI callers", "[abi][ffi]")
   CHECK(tsr_struct_size(TSR_STRUCT_TENSOR_DESC) == TSR_TENSOR_DESC_STRUCT_SIZE);
   CHECK(tsr_struct_size(TSR_STRUCT_SCALAR) == 24);
   CHECK(tsr_struct_size(TSR_STRUCT_DEVICE) == 8);
+  CHECK(tsr_struct_size(TSR_STRUCT_SEARCHSORTED_OPTIONS) == TSR_SEARCHSORTED_OPTIONS_STRUCT_SIZE);
+  CHECK(tsr_struct_size(TSR_STRUCT_FFT_OPTIONS) == TSR_FFT_OPTIONS_STRUCT_SIZE);
+  CHECK(tsr_struct_size(TSR_STRUCT_DLPACK_OPTIONS) == TSR_DLPACK_OPTIONS_STRUCT_SIZE);
   CHECK(tsr_struct_size(-1) == 0);
   CHECK(tsr_struct_size(99) == 0);
   // The scalar constructors of tessera/scalar.h.

@@ -31,9 +31,9 @@ grep -q "plugins that failed to load" "$out" && fail "a plugin failed to load"
 section() { sed -n "/^  $1 /,/^  [a-z]/p" "$out"; }
 section cpu_tbb >"$dir/cpu.section"
 section cuda >"$dir/cuda.section"
-expect "$dir/cpu.section" "coverage of the 64 ops: 64 native, 0 composite, 0 through the CPU fallback, 0 missing"
-expect "$dir/cuda.section" "coverage of the 64 ops: 62 native, 2 composite, 0 through the CPU fallback, 0 missing"
-expect "$dir/cuda.section" "      composite: var std"
+expect "$dir/cpu.section" "coverage of the 71 ops: 71 native, 0 composite, 0 through the CPU fallback, 0 missing"
+expect "$dir/cuda.section" "coverage of the 71 ops: 68 native, 3 composite, 0 through the CPU fallback, 0 missing"
+expect "$dir/cuda.section" "      composite: var std clamp"
 if grep -q "^    cuda:0: " "$out"; then
   expect "$out" ", device memory"
   echo "cuda.info: a GPU is present"

@@ -287,7 +287,8 @@ void math_ops() {
   }
 }
 
-// The index kernels on the device: CUMSUM along every dim, SORT and a
+// The index kernels on the device: CUMSUM and CUMPROD along every dim,
+// SEARCHSORTED in sorted lines (left and right), SORT and a
 // stable ARGSORT along every dim both ways, GATHER (take along dim 1),
 // SCATTER (stores through a permutation, adds with repeated indices),
 // NONZERO. Each must run natively: with the CPU fallback on, a
@@ -299,7 +300,8 @@ Tensor wrapped(const std::function<tsr_status(tsr_tensor**)>& f) {
 }
 
 void index_ops() {
-  for (tsr_op op : {TSR_OP_CUMSUM, TSR_OP_GATHER, TSR_OP_SCATTER, TSR_OP_NONZERO, TSR_OP_SORT, TSR_OP_ARGSORT})
+  for (tsr_op op : {TSR_OP_CUMSUM, TSR_OP_CUMPROD, TSR_OP_GATHER, TSR_OP_SCATTER, TSR_OP_NONZERO, TSR_OP_SORT,
+                    TSR_OP_ARGSORT, TSR_OP_SEARCHSORTED})
     for (tsr_dtype d : dtypes())
       if (cpu_has(op, d) && tsr_runtime_has_kernel(g_rt->get(), g_gpu, op, d) == 0) {
         ++g_cases;
@@ -317,6 +319,32 @@ void index_ops() {
           compare(name, cumsum(x.gpu), cumsum(x.cpu), is_float(d) ? Match::kClose : Match::kExact);
         });
       }
+      for (int dim = 0; dim < std::max(rank, 1); ++dim) {
+        const std::string name = label("cumprod", d, l.name + " dim " + std::to_string(dim));
+        attempt(name, [&] {
+          Pair x = input(l, d);
+          auto cumprod = [&](const Tensor& t) { return wrapped([&](tsr_tensor** o) { return tsr_cumprod(t.get(), dim, TSR_DTYPE_UNDEFINED, o); }); };
+          compare(name, cumprod(x.gpu), cumprod(x.cpu), is_float(d) ? Match::kClose : Match::kExact);
+        });
+      }
+      if (!tsr_dtype_is_complex(d))
+        for (int right = 0; right < 2; ++right) {
+          // Each line of x sorted on both devices, then x's values searched in
+          // it: every value ties with an element; rows of any layout.
+          const std::string name = label("searchsorted", d, l.name + (right ? " right" : " left"));
+          attempt(name, [&] {
+            Pair x = input(l, d);
+            tsr_sort_options so = TSR_SORT_OPTIONS_INIT;
+            auto sorted = [&](const Tensor& t) { return wrapped([&](tsr_tensor** o) { return tsr_sort(t.get(), &so, o, nullptr); }); };
+            tsr_searchsorted_options o = TSR_SEARCHSORTED_OPTIONS_INIT;
+            o.right = right;
+            auto search = [&](const Tensor& s, const Tensor& v) {
+              return wrapped([&](tsr_tensor** r) { return tsr_searchsorted(s.get(), v.get(), &o, r); });
+            };
+            if (x.cpu.shape().empty()) return;  // a 0-d x has no line to search
+            compare(name, search(sorted(x.gpu), x.gpu), search(sorted(x.cpu), x.cpu), Match::kExact);
+          });
+        }
       for (int dim = 0; dim < std::max(rank, 1); ++dim)
         for (int descending = 0; descending < 2; ++descending) {
           const std::string name = label("sort", d, l.name + " dim " + std::to_string(dim) + (descending ? " descending" : ""));
@@ -993,6 +1021,107 @@ void complex_ops() {
   }
 }
 
+// The FFT kind (ABI 1.11, cuFFT): tsr_fft's transforms along each dim of
+// every layout, C2C both ways, R2C and C2R (lengths 37 and 5: odd, and even
+// 1000 / 300 in the large layouts), each norm, n padding and trimming, and
+// a 2-d transform; each must run natively (a missing kernel would give the
+// CPU fallback's answer unseen).
+Tensor fft_of(const Tensor& x, int32_t kind, bool inverse, int32_t norm, std::vector<int64_t> dims,
+              std::vector<int64_t> ns) {
+  tsr_fft_options o;
+  tessera::check(tsr_fft_options_init(&o));
+  o.kind = kind;
+  o.inverse = inverse ? 1 : 0;
+  o.norm = norm;
+  o.num_dims = static_cast<int32_t>(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) {
+    o.dims[i] = dims[i];
+    o.n[i] = i < ns.size() ? ns[i] : TSR_FFT_N_DEFAULT;
+  }
+  return wrapped([&](tsr_tensor** out) { return tsr_fft(x.get(), &o, out); });
+}
+
+// An FFT's error is bounded relative to the whole result, not each element
+// (Note [Kernel contracts], kind FFT: a 2-norm error of order log2(n)
+// ulps): GPU and CPU results agree to 32 ulps times log2 of the longest dim,
+// in the 2-norm, after compare's dtype and shape checks.
+void compare_fft(const std::string& name, const Tensor& gpu, const Tensor& cpu) {
+  if (gpu.dtype() != cpu.dtype() || gpu.shape() != cpu.shape()) return compare(name, gpu, cpu, Match::kExact);
+  ++g_cases;
+  const tsr_dtype d = cpu.dtype();
+  const bool cplx = tsr_dtype_is_complex(d) != 0;
+  const size_t es = tsr_dtype_size(d);
+  const std::vector<unsigned char> g = bytes_of(gpu), c = bytes_of(cpu);
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < g.size() / es; ++i)
+    for (int part = 0; part < (cplx ? 2 : 1); ++part) {
+      const double x = part == 0 ? tsr_element_to_double(d, &g[i * es]) : tsr_element_imag(d, &g[i * es]);
+      const double y = part == 0 ? tsr_element_to_double(d, &c[i * es]) : tsr_element_imag(d, &c[i * es]);
+      diff += (x - y) * (x - y);
+      norm += y * y;
+    }
+  int64_t longest = 1;
+  for (int64_t s : cpu.shape()) longest = std::max(longest, s);
+  const double bound = 32 * eps_of(part_dtype(d)) * (1 + std::log2(static_cast<double>(longest)));
+  const double error = std::sqrt(diff / std::max(norm, 1e-300));
+  if (!(error <= bound)) {
+    ++g_failures;
+    std::printf("FAIL %s: relative 2-norm error %g above %g\n", name.c_str(), error, bound);
+  } else if (g_verbose) {
+    std::printf("ok   %s\n", name.c_str());
+  }
+}
+
+void fft_ops() {
+  for (tsr_op op : {TSR_OP_FFT, TSR_OP_RFFT, TSR_OP_IRFFT})
+    for (tsr_dtype d : {TSR_FLOAT32, TSR_FLOAT64, TSR_COMPLEX64, TSR_COMPLEX128})
+      if (cpu_has(op, d) && tsr_runtime_has_kernel(g_rt->get(), g_gpu, op, d) == 0) {
+        ++g_cases;
+        ++g_failures;
+        std::printf("FAIL %s(%s): no CUDA kernel\n", tsr_op_name(op), tsr_dtype_name(d));
+      }
+  for (tsr_dtype real : {TSR_FLOAT32, TSR_FLOAT64}) {
+    const tsr_dtype cplx = static_cast<tsr_dtype>(tsr_dtype_complex(real));
+    for (const Layout& l : layouts()) {
+      if (l.base.size() < 2 || l.name == "empty") continue;
+      for (int64_t dim : {int64_t{0}, int64_t{-1}}) {
+        const std::string where = l.name + " dim " + std::to_string(dim);
+        for (int32_t norm : {TSR_FFT_NORM_BACKWARD, TSR_FFT_NORM_ORTHO, TSR_FFT_NORM_FORWARD}) {
+          const std::string norms = norm == TSR_FFT_NORM_BACKWARD ? "" : norm == TSR_FFT_NORM_ORTHO ? " ortho" : " forward";
+          std::string name = label("fft", cplx, where + norms);
+          attempt(name, [&] {
+            Pair x = complex_input(l, cplx);
+            compare_fft(name, fft_of(x.gpu, TSR_FFT_C2C, false, norm, {dim}, {}), fft_of(x.cpu, TSR_FFT_C2C, false, norm, {dim}, {}));
+          });
+          name = label("ifft", cplx, where + norms + " n 8");
+          attempt(name, [&] {
+            Pair x = complex_input(l, cplx);
+            compare_fft(name, fft_of(x.gpu, TSR_FFT_C2C, true, norm, {dim}, {8}), fft_of(x.cpu, TSR_FFT_C2C, true, norm, {dim}, {8}));
+          });
+          name = label("rfft", real, where + norms);
+          attempt(name, [&] {
+            Pair x = input(l, real);
+            compare_fft(name, fft_of(x.gpu, TSR_FFT_R2C, false, norm, {dim}, {}), fft_of(x.cpu, TSR_FFT_R2C, false, norm, {dim}, {}));
+          });
+          for (int64_t n : {int64_t{9}, int64_t{16}}) {
+            name = label("irfft", cplx, where + norms + " n " + std::to_string(n));
+            attempt(name, [&] {
+              Pair x = complex_input(l, cplx);
+              compare_fft(name, fft_of(x.gpu, TSR_FFT_C2R, true, norm, {dim}, {n}), fft_of(x.cpu, TSR_FFT_C2R, true, norm, {dim}, {n}));
+            });
+          }
+        }
+      }
+      const std::string name = label("rfftn", real, l.name + " 2-d");
+      attempt(name, [&] {
+        Pair x = input(l, real);
+        compare_fft(name, fft_of(x.gpu, TSR_FFT_R2C, false, TSR_FFT_NORM_BACKWARD, {0, 1}, {}),
+                fft_of(x.cpu, TSR_FFT_R2C, false, TSR_FFT_NORM_BACKWARD, {0, 1}, {}));
+      });
+    }
+  }
+}
+
 void errors() {
   const std::string name = "out of memory: a status, the bytes asked and free, and the runtime still works";
   ++g_cases;
@@ -1059,7 +1188,7 @@ int main(int argc, char** argv) {
     const std::pair<const char*, void (*)()> groups[] = {
         {"unary", unary_ops},   {"math", math_ops},     {"binary", binary_ops}, {"inplace", inplace_ops}, {"where", where_ops},
         {"reductions", reductions}, {"matmuls", matmuls}, {"factories", factories}, {"index", index_ops}, {"transfers", transfers},
-        {"threads", threads},   {"complex", complex_ops},   {"errors", errors}};
+        {"threads", threads},   {"complex", complex_ops},   {"fft", fft_ops},   {"errors", errors}};
     std::string unknown = g_only;  // what --only names that no group is
     for (const auto& [group, run] : groups) {
       const std::string key = "," + std::string(group) + ",";

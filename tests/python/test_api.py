@@ -29,13 +29,15 @@ def test_default_dtypes_follow_pytorch():
 
 def test_op_numbers_come_from_the_library():
     from tessera import _lib
-    assert len(_lib.OP) == len(tessera._C.op_names()) == 64  # ABI 1.10
+    assert len(_lib.OP) == len(tessera._C.op_names()) == 71  # ABI 1.11
     assert _lib.OP["fill"] == 0 and _lib.OP["add"] == 2 and _lib.OP["eq"] == 9 and _lib.OP["tanh"] == 22
     assert _lib.OP["matmul"] == 29 and _lib.OP["rand"] == 32 and _lib.OP["randn"] == 33
     assert _lib.OP["math"] == 34 and _lib.OP["bitwise_left_shift"] == 41 and _lib.OP["nonzero"] == 53
     assert _lib.OP["cholesky"] == 54 and _lib.OP["solve"] == 56 and _lib.OP["eigh"] == 59 and _lib.OP["inv"] == 60
     assert _lib.OP["gelu"] == 61 and _lib.OP["gelu_tanh"] == 62 and _lib.OP["silu"] == 63
-    assert sorted(_lib.OP.values()) == list(range(64))
+    assert _lib.OP["searchsorted"] == 64 and _lib.OP["cumprod"] == 65 and _lib.OP["eig"] == 66
+    assert _lib.OP["fft"] == 67 and _lib.OP["rfft"] == 68 and _lib.OP["irfft"] == 69 and _lib.OP["clamp"] == 70
+    assert sorted(_lib.OP.values()) == list(range(71))
 
 
 def test_creation_values():

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """tessera.array_api on the emulated CUDA device (tests/cuda_emu): the whole
-of test_array_api_vs_numpy.py and test_advanced_indexing.py again, in a
+of test_array_api_vs_numpy.py, test_array_api_2025.py and
+test_advanced_indexing.py again, in a
 subprocess whose config is the emulator's and whose default array device is
 "cuda" ($TESSERA_ARRAY_API_DEVICE), plus moves between devices."""
 import os
@@ -23,7 +24,7 @@ def _env(**extra):
 @needs_emulator
 def test_array_api_suite_on_the_emulated_cuda_device():
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore",
-                          os.path.join(HERE, "test_array_api_vs_numpy.py")],
+                          os.path.join(HERE, "test_array_api_vs_numpy.py"), os.path.join(HERE, "test_array_api_2025.py")],
                          env=_env(TESSERA_ARRAY_API_DEVICE="cuda"), capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     assert " passed" in out.stdout and "failed" not in out.stdout

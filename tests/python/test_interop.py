@@ -183,9 +183,12 @@ def test_dlpack_import_of_an_unavailable_device_is_refused_and_frees_nothing_twi
     assert len(_dlpack._exports) == before
 
 
-def test_dlpack_bool_is_refused_as_pytorch_does():
-    with pytest.raises(RuntimeError, match="Bool type is not supported by dlpack"):
-        tessera.tensor([True]).__dlpack__()
+def test_dlpack_bool_goes_out_as_dlpack_08s_kdlbool():
+    torch = pytest.importorskip("torch", reason="PyTorch is not importable")
+    b = tessera.tensor([True, False])
+    assert tessera.from_dlpack(b.__dlpack__()).tolist() == [True, False]
+    with pytest.raises(RuntimeError, match="Unsupported code 6"):  # torch 1.13 speaks DLPack 0.7: no kDLBool (6)
+        torch.utils.dlpack.from_dlpack(b.__dlpack__())
 
 
 class TestWithTorch:

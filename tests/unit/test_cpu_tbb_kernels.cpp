@@ -32,7 +32,8 @@ bool expected_support(int op, int d) {
   static const std::set<int> all = {TSR_OP_FILL, TSR_OP_COPY, TSR_OP_WHERE, TSR_OP_MAXIMUM, TSR_OP_MINIMUM, TSR_OP_EQ,
                                     TSR_OP_NE,   TSR_OP_LT,   TSR_OP_LE,    TSR_OP_GT,      TSR_OP_GE,      TSR_OP_SUM,
                                     TSR_OP_MAX,  TSR_OP_MIN,  TSR_OP_ADD,   TSR_OP_MUL,     TSR_OP_PROD,    TSR_OP_CUMSUM,
-                                    TSR_OP_GATHER, TSR_OP_SCATTER, TSR_OP_SORT, TSR_OP_ARGSORT, TSR_OP_NONZERO};
+                                    TSR_OP_GATHER, TSR_OP_SCATTER, TSR_OP_SORT, TSR_OP_ARGSORT, TSR_OP_NONZERO,
+                                    TSR_OP_CUMPROD, TSR_OP_SEARCHSORTED};
   static const std::set<int> floating = {TSR_OP_DIV,  TSR_OP_EXP,  TSR_OP_LOG,          TSR_OP_SQRT,        TSR_OP_SIGMOID,
                                          TSR_OP_TANH, TSR_OP_MEAN, TSR_OP_RAND_UNIFORM, TSR_OP_RAND_NORMAL, TSR_OP_MATH,
                                          TSR_OP_ATAN2, TSR_OP_LOGADDEXP, TSR_OP_VAR, TSR_OP_STD, TSR_OP_GELU,
@@ -40,11 +41,13 @@ bool expected_support(int op, int d) {
   static const std::set<int> bits = {TSR_OP_BITWISE_AND, TSR_OP_BITWISE_OR, TSR_OP_BITWISE_XOR};  // integers and bool
   static const std::set<int> shifts = {TSR_OP_SHIFT_LEFT, TSR_OP_SHIFT_RIGHT};                    // integers
   if (tsr_op_kind(op) == TSR_OP_KIND_LINALG) return d == TSR_FLOAT32 || d == TSR_FLOAT64;  // LAPACK's types
+  if (op == TSR_OP_RFFT) return d == TSR_FLOAT32 || d == TSR_FLOAT64;  // real input
+  if (op == TSR_OP_FFT || op == TSR_OP_IRFFT) return false;            // complex input only
   if (all.count(op)) return true;
   if (floating.count(op)) return is_float(d);
   if (bits.count(op)) return !is_float(d);
   if (shifts.count(op)) return !is_float(d) && d != TSR_BOOL;
-  return d != TSR_BOOL;  // SUB, POW, NEG, ABS, RELU, MATMUL, ARGMAX, ARGMIN, ARANGE, LINSPACE, FLOOR_DIVIDE, REMAINDER
+  return d != TSR_BOOL;  // SUB, POW, NEG, ABS, RELU, MATMUL, ARGMAX, ARGMIN, ARANGE, LINSPACE, FLOOR_DIVIDE, REMAINDER, CLAMP
 }
 
 tsr_scalar fscalar(double v) { return {TSR_SCALAR_FLOAT, 0, v, 0}; }

@@ -361,11 +361,14 @@ TEST_CASE("error messages are PyTorch's", "[shape][errors]") {
                "Storage size calculation overflowed with sizes=[2305843009213693952, 2]");
   CHECK(checked_numel(3, Vec{0, int64_t(1) << 62, 4}.data(), 4) == 0);  // ATen: 0 first, no overflow
   const Vec ones17(17, 1);
-  expect_error([&] { contiguous(ones17); }, TSR_ERR_INVALID_ARGUMENT, "tensors have at most 16 dims, got 17");
+  expect_error([&] { contiguous(ones17); }, TSR_ERR_INVALID_ARGUMENT, "tensors have at most 16 dims, got 17 (TSR_MAX_DIMS: a kernel's tsr_tensor_desc holds the shape and "
+               "strides in arrays of that size, part of the plugin ABI)");
   expect_error([&] { view_of(contiguous({1}), ones17); }, TSR_ERR_INVALID_ARGUMENT,
-               "tensors have at most 16 dims, got 17");
+               "tensors have at most 16 dims, got 17 (TSR_MAX_DIMS: a kernel's tsr_tensor_desc holds the shape and "
+               "strides in arrays of that size, part of the plugin ABI)");
   expect_error([&] { unsqueeze(contiguous(Vec(16, 1)), 0); }, TSR_ERR_INVALID_ARGUMENT,
-               "tensors have at most 16 dims, got 17");
+               "tensors have at most 16 dims, got 17 (TSR_MAX_DIMS: a kernel's tsr_tensor_desc holds the shape and "
+               "strides in arrays of that size, part of the plugin ABI)");
   const int32_t one_dim[] = {0}, twice[] = {1, -1}, out_of_range[] = {0, 2};
   expect_error([&] { permute(kX, 1, one_dim); }, TSR_ERR_INVALID_ARGUMENT,
                "permute(): number of dimensions in the tensor input does not match the length of the desired "

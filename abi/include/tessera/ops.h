@@ -206,8 +206,58 @@
  *                 the identity). more_outputs: (info): k > 0 when
  *                 U[k-1, k-1] is exactly 0, A is singular and the result
  *                 unspecified.
+ *               EIG (ABI 1.11): A[.., n, n], a general matrix -> w[.., n],
+ *                 its eigenvalues in the order the library leaves them
+ *                 (LAPACK's geev), complex: complex64 for float32 and
+ *                 complex64, complex128 for float64 and complex128 (a real
+ *                 A's come in conjugate pairs). params[0] = 1: the vectors
+ *                 too, more_outputs: (V[.., n, n] of w's dtype, column j
+ *                 the right eigenvector of w[j], of 2-norm 1; info), else
+ *                 (info). info: k > 0 when the QR algorithm did not
+ *                 converge.
  *               Signs of singular vectors and eigenvectors (and the basis
  *               of a repeated eigenvalue's space) are the library's.
+ *   SEARCH      (ABI 1.11) SEARCHSORTED: inputs = (sorted, values) of one
+ *               dtype, out int64 of values' shape. sorted has values'
+ *               ndim (>= 1); its last dim, of size m >= 1, is sorted
+ *               ascending (NaN last, as SORT leaves it); its other dims are
+ *               values' (the runtime expands a 1-D sorted with stride 0).
+ *               out[.., j] = the number of elements of sorted[.., :] that
+ *               are < values[.., j] (params[0] = 0, "left") or <= it
+ *               (params[0] = 1, "right"), found by binary search; NaN is
+ *               above every number and equal to NaN, -0 equals +0. Sorted
+ *               input that is not ascending gives an unspecified index in
+ *               [0, m].                                   key: their dtype
+ *   CLAMP       (ABI 1.11; a composite) CLAMP: inputs = (x, lo, hi) of one
+ *               dtype and the output's shape (broadcast), out =
+ *               MINIMUM(MAXIMUM(x, lo), hi): NaN in x, lo or hi gives NaN;
+ *               lo > hi gives hi. The runtime composes it from MAXIMUM and
+ *               MINIMUM (two passes); a native kernel makes one.
+ *                                                         key: that dtype
+ *   SCAN, ABI 1.11 (role OPTIONAL): CUMPROD: as CUMSUM, products (PROD's
+ *               dtype rule; the empty product 1).
+ *   FFT         (ABI 1.11; role OPTIONAL) one-dimensional discrete Fourier
+ *               transforms along dim params[0] of the input, unnormalised
+ *               and then multiplied by scalars[0] (a float; the runtime
+ *               passes 1, 1/n or 1/sqrt(n) for the norm modes). n >= 1 is
+ *               the transform's length; every other dim of the input and
+ *               out is the same. out[.., k, ..] = scalars[0] * sum over j of
+ *               in[.., j, ..] * exp(s 2 pi i j k / n):
+ *               FFT: complex to complex, in and out of one shape (n their
+ *                 size on the dim); s = -1 (params[1] = 0, forward) or +1
+ *                 (params[1] = 1, inverse).          key: complex64/128
+ *               RFFT: real to complex, s = -1: in float32/float64 with n on
+ *                 the dim, out complex64/complex128 with n/2 + 1 there (the
+ *                 rest is the conjugate of what is written). key: float32/64
+ *               IRFFT: complex to real, s = +1: out float32/float64 with n
+ *                 on the dim, in complex64/complex128 with n/2 + 1 there,
+ *                 read as the first half of a Hermitian sequence: X[k] for
+ *                 k > n/2 is conj(X[n - k]), and the imaginary parts of
+ *                 X[0] and (n even) X[n/2] are ignored.
+ *                                                     key: complex64/128
+ *               Accuracy: a kernel's relative error in the 2-norm is of
+ *               order log2(n) ulps, for every n (primes included: a
+ *               library's Bluestein or Rader's algorithm, never O(n^2)).
  *
  *   Composites (TSR_OP_ROLE_COMPOSITE in TSR_OP_TABLE): the runtime builds
  *   the op from primitives on the same device when a plugin has no kernel
@@ -352,7 +402,13 @@
  *   runs them on the CPU fallback (LAPACK), with the copies `tessera info`
  *   states. The CPU backend implements them: it is every fallback's
  *   target. The linear algebra functions of the public API (inv, det,
- *   slogdet, ...) are built from them and from primitives. */
+ *   slogdet, ...) are built from them and from primitives.
+ *   ABI 1.11 adds one primitive, SEARCHSORTED (binary search: the Array
+ *   API's searchsorted, on which isin and repeat are built), so there are
+ *   46, the composite CLAMP (one pass where a device has the kernel),
+ *   and the optional ops CUMPROD, EIG (geev) and the FFT kind's FFT,
+ *   RFFT and IRFFT (a vendor's FFT library where a device has one; the
+ *   CPU backend's, KissFFT, otherwise). */
 #define TSR_OP_ROWS_(M, X)                                                          \
   M(X, FILL, 0, "fill", FILL, 0, ALL_COMPLEX, PRIMITIVE)                            \
   M(X, COPY, 1, "copy", COPY, 1, ALL_COMPLEX, PRIMITIVE)                            \
@@ -417,7 +473,14 @@
   M(X, INV, 60, "inv", LINALG, 1, LINALG_COMPLEX, OPTIONAL)                         \
   M(X, GELU, 61, "gelu", UNARY, 1, FLOATING, COMPOSITE)                             \
   M(X, GELU_TANH, 62, "gelu_tanh", UNARY, 1, FLOATING, COMPOSITE)                   \
-  M(X, SILU, 63, "silu", UNARY, 1, FLOATING, COMPOSITE)
+  M(X, SILU, 63, "silu", UNARY, 1, FLOATING, COMPOSITE)                             \
+  M(X, SEARCHSORTED, 64, "searchsorted", SEARCH, 2, ALL, PRIMITIVE)                 \
+  M(X, CUMPROD, 65, "cumprod", SCAN, 1, ALL_COMPLEX, OPTIONAL)                      \
+  M(X, EIG, 66, "eig", LINALG, 1, LINALG_COMPLEX, OPTIONAL)                         \
+  M(X, FFT, 67, "fft", FFT, 1, COMPLEX, OPTIONAL)                                   \
+  M(X, RFFT, 68, "rfft", FFT, 1, LINALG, OPTIONAL)                                  \
+  M(X, IRFFT, 69, "irfft", FFT, 1, COMPLEX, OPTIONAL)                               \
+  M(X, CLAMP, 70, "clamp", CLAMP, 3, NUMERIC, COMPOSITE)
 #define TSR_OP_PASS7_(X, op, value, name, kind, arity, dtypes, role) X(op, value, name, kind, arity, dtypes, role)
 #define TSR_OP_PASS5_(X, op, value, name, kind, arity, dtypes, role) X(op, value, name, kind, arity)
 #define TSR_OP_TABLE(X) TSR_OP_ROWS_(TSR_OP_PASS7_, X)
@@ -456,7 +519,11 @@ enum tsr_op_kind {
   TSR_OP_KIND_COMPACT = 16, /* the indices of the nonzero elements (tsr_nonzero) */
   /* ---- since ABI 1.6 ---- */
   TSR_OP_KIND_LINALG = 17,  /* matrix factorisations, several results (tsr_linalg_*) */
-  TSR_OP_KIND_COUNT = 18,   /* kinds this header knows */
+  /* ---- since ABI 1.11 ---- */
+  TSR_OP_KIND_SEARCH = 18,  /* binary search in sorted rows (tsr_searchsorted) */
+  TSR_OP_KIND_FFT = 19,     /* discrete Fourier transforms along a dim (tsr_fft) */
+  TSR_OP_KIND_CLAMP = 20,   /* out = min(max(x, lo), hi) (tsr_clamp) */
+  TSR_OP_KIND_COUNT = 21,   /* kinds this header knows */
   TSR_OP_KIND_MAX_ENUM = 0x7FFFFFFF
 };
 
@@ -517,6 +584,8 @@ enum tsr_op_dtypes {
   /* ABI 1.7: LAPACK's four types, float32, float64, complex64 and
    * complex128 (the LINALG rows; LINALG above stays the real two). */
   TSR_OP_DTYPES_LINALG_COMPLEX = 9,
+  /* ABI 1.11: complex64 and complex128 only (FFT's complex inputs). */
+  TSR_OP_DTYPES_COMPLEX = 10,
   TSR_OP_DTYPES_MAX_ENUM = 0x7FFFFFFF
 };
 
@@ -533,7 +602,7 @@ enum tsr_op_role {
 
 /* How many ops of TSR_OP_TABLE are primitives; runtime/op_table.cpp checks
  * it against the table. Grows only when a primitive is appended. */
-#define TSR_OP_PRIMITIVE_COUNT 45
+#define TSR_OP_PRIMITIVE_COUNT 46
 
 /* MATH's functions, passed as the kernel's params[0]: C99's functions of the
  * same name on the element (half types through float32). Values are part of
@@ -621,6 +690,7 @@ TSR_INLINE TSR_CONSTEXPR int tsr_op_takes_dtype(int op, int dtype) {
     case TSR_OP_DTYPES_FLOATING_COMPLEX: return floating || tsr_dtype_is_complex(dtype);
     case TSR_OP_DTYPES_LINALG_COMPLEX:
       return dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64 || tsr_dtype_is_complex(dtype);
+    case TSR_OP_DTYPES_COMPLEX: return tsr_dtype_is_complex(dtype);
     default: return 0;
   }
 }

@@ -26,7 +26,11 @@
 #include "tessera/dtype.h"
 #include "tessera/status.h"
 
-/* The most dims a tensor may have. Asking for more is TSR_ERR_INVALID_ARGUMENT. */
+/* The most dims a tensor may have. Asking for more is TSR_ERR_INVALID_ARGUMENT.
+ * It is fixed for ABI major 1: tsr_tensor_desc below holds shape and strides
+ * in arrays of this size, so raising it would change the struct every
+ * plugin reads, not append to it. The Array API's
+ * __array_namespace_info__().capabilities()["max dimensions"] states it. */
 #define TSR_MAX_DIMS 16
 
 typedef struct tsr_tensor_desc {

@@ -48,7 +48,9 @@
 #include "tessera/autograd.h"
 #include "tessera/device.h"
 #include "tessera/distributed.h"
+#include "tessera/dlpack_exchange.h"
 #include "tessera/dtype.h"
+#include "tessera/fft.h"
 #include "tessera/nn.h"
 #include "tessera/optim.h"
 #include "tessera/export.h"
@@ -112,7 +114,10 @@ typedef enum tsr_struct_kind {
   TSR_STRUCT_SORT_OPTIONS = 7,   /* since ABI 1.5 */
   TSR_STRUCT_AUTOGRAD_OPTIONS = 8, /* tessera/autograd.h, since ABI 1.8 */
   TSR_STRUCT_LOSS_OPTIONS = 9,     /* tessera/nn.h, since ABI 1.10 */
-  TSR_STRUCT_OPTIMIZER_OPTIONS = 10 /* tessera/optim.h, since ABI 1.10 */
+  TSR_STRUCT_OPTIMIZER_OPTIONS = 10, /* tessera/optim.h, since ABI 1.10 */
+  TSR_STRUCT_SEARCHSORTED_OPTIONS = 11, /* since ABI 1.11 */
+  TSR_STRUCT_FFT_OPTIONS = 12,          /* tessera/fft.h, since ABI 1.11 */
+  TSR_STRUCT_DLPACK_OPTIONS = 13        /* tessera/dlpack_exchange.h, since ABI 1.11 */
 } tsr_struct_kind;
 /* The size in bytes this library gives a struct (its TSR_*_STRUCT_SIZE, or
  * sizeof for the frozen ones); 0 for an unknown kind. A caller that lays a
@@ -338,6 +343,11 @@ TSR_API tsr_status tsr_transpose(tsr_tensor* t, int32_t dim0, int32_t dim1, tsr_
  * is TSR_ERR_TYPE. The conjugate is tsr_math(TSR_MATH_CONJ, ...). */
 TSR_API tsr_status tsr_real(tsr_tensor* t, tsr_tensor** out);
 TSR_API tsr_status tsr_imag(tsr_tensor* t, tsr_tensor** out);
+/* Since ABI 1.11: t's storage read as `dtype`, an element of the same size
+ * (torch's Tensor.view(dtype) between dtypes of one itemsize: float32 as
+ * int32, float64 as uint64, ...): a view of t's shape, strides and offset
+ * whose elements are t's bytes. Another size: TSR_ERR_TYPE. */
+TSR_API tsr_status tsr_view_dtype(tsr_tensor* t, tsr_dtype dtype, tsr_tensor** out);
 /* x.T: reverses all dims (PyTorch 1.13's Tensor.T). */
 TSR_API tsr_status tsr_t(tsr_tensor* t, tsr_tensor** out);
 TSR_API tsr_status tsr_permute(tsr_tensor* t, int32_t ndim, const int32_t* dims, tsr_tensor** out);
@@ -511,6 +521,45 @@ TSR_API tsr_status tsr_sort(tsr_tensor* x, const tsr_sort_options* options, tsr_
 TSR_API tsr_status tsr_unique(tsr_tensor* x, tsr_tensor** values, tsr_tensor** indices, tsr_tensor** inverse,
                               tsr_tensor** counts);
 
+/* ---- since ABI 1.11 ---- */
+
+/* torch.clamp and the Array API's clip: min(max(x, min), max) elementwise,
+ * min or max NULL for no bound (not both). The three broadcast and promote
+ * as tsr_binary's operands (a 0-d bound as a number); NaN in x or a bound
+ * gives NaN; min > max gives max. Complex and bool are TSR_ERR_TYPE. One
+ * pass where the device has a CLAMP kernel (ops.h). */
+TSR_API tsr_status tsr_clamp(tsr_tensor* x, tsr_tensor* min, tsr_tensor* max, tsr_tensor** out);
+
+/* The cumulative product along dim ([-ndim, ndim)), as tsr_cumsum sums:
+ * dtype TSR_DTYPE_UNDEFINED multiplies t's dtype, another casts t first;
+ * the result has SUM's dtype (integers wrap in int64 or uint64). */
+TSR_API tsr_status tsr_cumprod(tsr_tensor* t, int64_t dim, tsr_dtype dtype, tsr_tensor** out);
+
+/* The options of tsr_searchsorted. Start from TSR_SEARCHSORTED_OPTIONS_INIT. */
+typedef struct tsr_searchsorted_options {
+  size_t struct_size; /* TSR_SEARCHSORTED_OPTIONS_STRUCT_SIZE */
+  int32_t right;      /* 0: the first index i with v <= sorted[i] ("left"); 1: with v < sorted[i] ("right") */
+  int32_t reserved;   /* 0 */
+  /* Borrowed, may be NULL: int64 (or any integer dtype) indices of sorted's
+   * shape that sort it along its last dim (torch's and NumPy's sorter);
+   * sorted is then read through them. */
+  tsr_tensor* sorter;
+} tsr_searchsorted_options;
+
+#define TSR_SEARCHSORTED_OPTIONS_STRUCT_SIZE TSR_STRUCT_SIZE(tsr_searchsorted_options, sorter)
+#define TSR_SEARCHSORTED_OPTIONS_INIT {TSR_SEARCHSORTED_OPTIONS_STRUCT_SIZE, 0, 0, NULL}
+
+/* torch.searchsorted and the Array API's: for each element of values, the
+ * index at which inserting it keeps sorted's last dim sorted: the number of
+ * sorted's elements below it ("left"), or not above it ("right"). sorted is
+ * ascending along its last dim (NaN last, as tsr_sort leaves it) and is
+ * 1-d, or has values' ndim and values' leading dims (a row per line of
+ * values). values may be 0-d with a 1-d sorted. The two are compared in
+ * the dtype they promote to; the result is int64 of values' shape, on their
+ * one device. Out of order input gives unspecified indices in [0, m]. */
+TSR_API tsr_status tsr_searchsorted(tsr_tensor* sorted, tsr_tensor* values, const tsr_searchsorted_options* options,
+                                    tsr_tensor** out);
+
 /* ---- manipulation and creation built from views, copies and primitives
  * (since ABI 1.5). Results are new tensors; inputs are borrowed. */
 
@@ -612,6 +661,19 @@ TSR_API tsr_status tsr_linalg_vector_norm(tsr_tensor* x, double ord, int32_t num
  * given and positive). Its gradient is torch's pinv_backward. */
 TSR_API tsr_status tsr_linalg_pinv(tsr_tensor* a, tsr_tensor* atol, tsr_tensor* rtol, int32_t hermitian,
                                    tsr_tensor** out);
+
+/* Since ABI 1.11: torch.linalg.eig: the eigenvalues [.., n] and right
+ * eigenvectors [.., n, n] (column j that of eigenvalue j, of 2-norm 1) of a
+ * general square a, a V = V diag(w), in LAPACK's geev order. Both results
+ * are complex whatever a is: complex64 for float32 and complex64,
+ * complex128 for float64 and complex128. Integer a is TSR_ERR_TYPE (cast it
+ * first); a with an infinity or NaN is TSR_ERR_LINALG, as torch.linalg.eig
+ * refuses it. The results are complex, so they have no gradient here
+ * (Note [Complex tensors and autograd]): a real a that requires grad gives
+ * results whose backward fails naming the function. */
+TSR_API tsr_status tsr_linalg_eig(tsr_tensor* a, tsr_tensor** eigenvalues, tsr_tensor** eigenvectors);
+/* torch.linalg.eigvals: the eigenvalues of tsr_linalg_eig alone. */
+TSR_API tsr_status tsr_linalg_eigvals(tsr_tensor* a, tsr_tensor** eigenvalues);
 
 /* ---- the softmax family (since ABI 1.9) ------------------------------------ */
 

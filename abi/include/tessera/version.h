@@ -146,6 +146,18 @@
  *        tessera/nn.h (linear, gelu, silu, softplus, dropout, layer_norm,
  *        embedding, the losses), tessera/optim.h (SGD, Adam, AdamW) and
  *        tessera/safetensors.h (weights on disk), included by tessera.h.
+ *   1.11 The Array API standard 2025.12 and its fft extension (issue 36):
+ *        the ops SEARCHSORTED (a primitive, kind SEARCH), CUMPROD (kind
+ *        SCAN, optional), EIG (kind LINALG, optional), FFT, RFFT and IRFFT
+ *        (kind FFT, optional) and CLAMP (kind CLAMP, a composite), and the
+ *        dtype class TSR_OP_DTYPES_COMPLEX (ops.h). A 1.10 plugin has no
+ *        kernels for them: SEARCHSORTED and the optional ones run on the
+ *        CPU fallback where configured, CLAMP as its composite. Public API:
+ *        tsr_searchsorted, tsr_cumprod, tsr_clamp, tsr_view_dtype,
+ *        tsr_linalg_eig, tsr_linalg_eigvals (tessera.h), tsr_fft
+ *        (tessera/fft.h), the versioned DLPack exchange
+ *        (tsr_to_dlpack_versioned, tsr_from_dlpack_versioned:
+ *        tessera/dlpack_exchange.h), struct kinds 11-13 of tsr_struct_size.
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H
@@ -153,7 +165,7 @@
 #include <stdint.h>
 
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 10
+#define TSR_ABI_VERSION_MINOR 11
 
 /* Packs (major, minor) into one uint32_t: major in the high 16 bits. */
 #define TSR_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))

@@ -725,7 +725,7 @@ PyMODINIT_FUNC PyInit__C(void) {
   }
   /* Note [Module functions over the C API] in _C.h: one table per file. */
   PyMethodDef* const tables[] = {tc_runtime_methods, tc_tensor_methods, tc_linalg_nn_methods, tc_autograd_methods,
-                                 tc_interop_methods};
+                                 tc_interop_methods, tc_fft_methods};
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; ++i) {
     if (PyModule_AddFunctions(m, tables[i]) < 0) {
       Py_DECREF(m);

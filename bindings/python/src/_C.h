@@ -111,5 +111,6 @@ extern PyMethodDef tc_tensor_methods[];     /* api_tensor.c: creation, metadata,
 extern PyMethodDef tc_linalg_nn_methods[];  /* api_linalg_nn.c: linalg, nn functions, losses, optimizers */
 extern PyMethodDef tc_autograd_methods[];   /* api_autograd.c: grad mode, .grad, hooks, backward, grad */
 extern PyMethodDef tc_interop_methods[];    /* api_interop.c: host memory, NumPy, DLPack, safetensors, collectives */
+extern PyMethodDef tc_fft_methods[];        /* api_fft.c: Fourier transforms (tsr_fft) */
 
 #endif

@@ -37,6 +37,22 @@
  *   Debian's libdlpack-dev (DLPack 0.6, as NumPy 1.24 and PyTorch 1.13);
  *   bool is 0.8's kDLBool (6), which that header does not have.
  *
+ * Note [DLPack 1.x in C]
+ *   The versioned capsule ("dltensor_versioned", renamed
+ *   "used_dltensor_versioned" by its consumer) holds a
+ *   tsr_dlpack_versioned (tessera/dlpack_exchange.h: DLManagedTensorVersioned
+ *   under tessera names, since Debian's dlpack.h predates DLPack 1.0). Both
+ *   directions go through the C API, tsr_to_dlpack_versioned and
+ *   tsr_from_dlpack_versioned: the export's manager_ctx is a tensor
+ *   reference (no Python object, so its deleter needs no GIL), and its
+ *   deleter is swapped for one that does nothing once the package stopped
+ *   releasing handles at exit. The capsule's destructor calls the deleter
+ *   of an unconsumed capsule, as the 0.x one does. An import renames the
+ *   capsule and hands the managed tensor to the runtime, which calls the
+ *   producer's deleter itself when it refuses the tensor (another major
+ *   version, a malformed tensor) or after copying it (read-only, negative
+ *   strides: Note [Importing DLPack 1.x] in the header).
+ *
  * Note [Handles of the interop objects]
  *   A tsr_safetensors*, tsr_comm* or tsr_work* is a small C object
  *   (tessera._C.safetensors / comm / work, not module attributes: only
@@ -213,22 +229,24 @@ static PyObject* py_device_is_host_accessible(PyObject* m, PyObject* arg) {
 
 static const char kDLTensorName[] = "dltensor";
 static const char kUsedDLTensorName[] = "used_dltensor";
+static const char kVersionedName[] = "dltensor_versioned";
+static const char kUsedVersionedName[] = "used_dltensor_versioned";
 enum { kDLBoolCode = 6 }; /* DLPack 0.8's kDLBool */
 
-/* tessera dtype code -> DLPack (code, bits); bits 0: none (bool: DLPack 0.6 has none). */
+/* tessera dtype code -> DLPack (code, bits); bool is DLPack 0.8's kDLBool,
+ * which a 0.6/0.7 consumer (NumPy 1.24, torch 1.13) refuses itself. */
 static const struct {
   uint8_t code, bits;
 } kToDL[TSR_DTYPE_COUNT] = {
     [TSR_FLOAT32] = {kDLFloat, 32},   [TSR_FLOAT64] = {kDLFloat, 64},      [TSR_FLOAT16] = {kDLFloat, 16},
     [TSR_BFLOAT16] = {kDLBfloat, 16}, [TSR_INT8] = {kDLInt, 8},            [TSR_UINT8] = {kDLUInt, 8},
     [TSR_INT16] = {kDLInt, 16},       [TSR_INT32] = {kDLInt, 32},          [TSR_INT64] = {kDLInt, 64},
-    [TSR_BOOL] = {0, 0},              [TSR_UINT16] = {kDLUInt, 16},        [TSR_UINT32] = {kDLUInt, 32},
+    [TSR_BOOL] = {kDLBoolCode, 8},    [TSR_UINT16] = {kDLUInt, 16},        [TSR_UINT32] = {kDLUInt, 32},
     [TSR_UINT64] = {kDLUInt, 64},     [TSR_COMPLEX64] = {kDLComplex, 64}, [TSR_COMPLEX128] = {kDLComplex, 128},
 };
 
 /* The tessera dtype of a DLPack type, or TSR_DTYPE_UNDEFINED. */
 static tsr_dtype from_dl(DLDataType t) {
-  if (t.code == kDLBoolCode && t.bits == 8) return TSR_BOOL;
   for (int c = 0; c < TSR_DTYPE_COUNT; ++c)
     if (kToDL[c].bits != 0 && kToDL[c].code == t.code && kToDL[c].bits == t.bits) return (tsr_dtype)c;
   return TSR_DTYPE_UNDEFINED;
@@ -332,16 +350,23 @@ static void import_deleter(void* ctx, void* data) {
   free(c);
 }
 
-/* from_dlpack(capsule, owner) -> Tensor over an unused "dltensor" capsule's
- * memory; owner (None: nothing) is kept until the producer's memory is
- * released. */
+static PyObject* from_dlpack_versioned(PyObject* capsule, PyObject* errors);
+
+/* from_dlpack(capsule, owner, errors=None) -> Tensor over an unused
+ * "dltensor" capsule's memory; owner (None: nothing) is kept until the
+ * producer's memory is released. An unused "dltensor_versioned" capsule
+ * goes to tsr_from_dlpack_versioned (Note [DLPack 1.x in C]; owner unused),
+ * whose failures raise as `errors` maps them (raise_mapped). */
 static PyObject* py_from_dlpack(PyObject* m, PyObject* args) {
   (void)m;
-  PyObject *capsule, *owner;
-  if (!PyArg_ParseTuple(args, "OO:from_dlpack", &capsule, &owner)) return NULL;
+  PyObject *capsule, *owner, *errors = Py_None;
+  if (!PyArg_ParseTuple(args, "OO|O:from_dlpack", &capsule, &owner, &errors)) return NULL;
+  if (PyCapsule_CheckExact(capsule) && PyCapsule_IsValid(capsule, kVersionedName))
+    return from_dlpack_versioned(capsule, errors);
   if (!PyCapsule_CheckExact(capsule) || !PyCapsule_IsValid(capsule, kDLTensorName)) {
     PyErr_SetString(PyExc_RuntimeError,
-                    "from_dlpack: expected an object with __dlpack__ or an unused \"dltensor\" capsule");
+                    "from_dlpack: expected an object with __dlpack__, or an unused \"dltensor\" or "
+                    "\"dltensor_versioned\" capsule");
     return NULL;
   }
   DLManagedTensor* managed = (DLManagedTensor*)PyCapsule_GetPointer(capsule, kDLTensorName);
@@ -387,6 +412,87 @@ static PyObject* py_from_dlpack(PyObject* m, PyObject* args) {
   const tsr_status st = tsr_from_external(rt, (void*)address, dl->ndim, dl->shape, dl->strides, 0, code, device,
                                           import_deleter, ctx, &out);
   return tc_result(st, out);
+}
+
+/* ---- DLPack 1.x (Note [DLPack 1.x in C]) ---------------------------------------------- */
+
+/* libtessera's export deleter (one function for every export), which
+ * versioned_export_deleter calls. */
+static void (*g_runtime_export_deleter)(tsr_dlpack_versioned*) = NULL;
+
+/* Set in place of the runtime's deleter: once the package stopped
+ * releasing handles (exit), the export's tensor is left to the OS. */
+static void versioned_export_deleter(tsr_dlpack_versioned* self) {
+  if (!tc_releasing()) return;
+  g_runtime_export_deleter(self);
+}
+
+/* Called with the GIL, possibly with an exception pending (left as it is). */
+static void versioned_capsule_destructor(PyObject* capsule) {
+  if (!PyCapsule_IsValid(capsule, kVersionedName)) return; /* consumed: the consumer's now */
+  tsr_dlpack_versioned* managed = (tsr_dlpack_versioned*)PyCapsule_GetPointer(capsule, kVersionedName);
+  if (managed != NULL && managed->deleter != NULL) managed->deleter(managed);
+}
+
+/* to_dlpack_versioned(tensor, copy, synchronize, read_only, device, errors)
+ * -> a "dltensor_versioned" capsule (tsr_to_dlpack_versioned): copy a
+ * tsr_dlpack_copy, device a tessera.device to export on (None: the
+ * tensor's); failures raise as `errors` maps them. */
+static PyObject* py_to_dlpack_versioned(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor* t;
+  int copy, sync, read_only;
+  PyObject *device_arg, *errors;
+  if (!PyArg_ParseTuple(args, "O&ippOO:to_dlpack_versioned", tc_tensor, &t, &copy, &sync, &read_only, &device_arg,
+                        &errors))
+    return NULL;
+  tsr_dlpack_options options = TSR_DLPACK_OPTIONS_INIT;
+  options.copy = copy;
+  options.synchronize = sync;
+  options.flags = read_only ? TSR_DLPACK_FLAG_READ_ONLY : 0;
+  if (device_arg != Py_None) {
+    if (!tc_device(device_arg, &options.device)) return NULL;
+    options.to_device = 1;
+  }
+  tsr_dlpack_versioned* managed = NULL;
+  tsr_status st;
+  Py_BEGIN_ALLOW_THREADS st = tsr_to_dlpack_versioned(t, &options, &managed);  /* may copy, synchronise */
+  Py_END_ALLOW_THREADS
+  if (st != TSR_OK) return raise_mapped(st, errors);
+  g_runtime_export_deleter = managed->deleter;
+  managed->deleter = versioned_export_deleter;
+  PyObject* capsule = PyCapsule_New(managed, kVersionedName, versioned_capsule_destructor);
+  if (capsule == NULL) managed->deleter(managed);
+  return capsule;
+}
+
+/* The versioned half of from_dlpack: a CUDA producer's queued work is waited
+ * for first (Note [DLPack streams]), while the capsule is still the
+ * producer's; then it is renamed and tsr_from_dlpack_versioned owns the
+ * managed tensor, calling its deleter itself when it refuses it. */
+static PyObject* from_dlpack_versioned(PyObject* capsule, PyObject* errors) {
+  tsr_dlpack_versioned* managed = (tsr_dlpack_versioned*)PyCapsule_GetPointer(capsule, kVersionedName);
+  if (managed == NULL) return NULL;
+  tsr_runtime* rt = tc_runtime();
+  if (rt == NULL) return NULL;
+  /* Nothing past the deleter is read unless the major version is ours. */
+  if (managed->version.major == TSR_DLPACK_MAJOR_VERSION &&
+      managed->dl_tensor.device.device_type == TSR_DLPACK_DEVICE_CUDA) {
+    tsr_device device;
+    device.type = TSR_DEVICE_CUDA;
+    device.index = managed->dl_tensor.device.device_id;
+    tsr_status st;
+    Py_BEGIN_ALLOW_THREADS st = tsr_synchronize(rt, device);  /* refuses a device the runtime lacks */
+    Py_END_ALLOW_THREADS
+    if (st != TSR_OK) return raise_mapped(st, errors);
+  }
+  if (PyCapsule_SetName(capsule, kUsedVersionedName) < 0) return NULL;
+  tsr_tensor* out = NULL;
+  tsr_status st;
+  Py_BEGIN_ALLOW_THREADS st = tsr_from_dlpack_versioned(rt, managed, &out);  /* may copy; a deleter takes the GIL */
+  Py_END_ALLOW_THREADS
+  if (st != TSR_OK) return raise_mapped(st, errors);
+  return tc_wrap(out);
 }
 
 /* ---- the handle objects (Note [Handles of the interop objects]) ------------------------ */
@@ -928,7 +1034,11 @@ PyMethodDef tc_interop_methods[] = {
     {"to_dlpack", py_to_dlpack, METH_VARARGS,
      "to_dlpack(owner, device_type, device_id, synchronize): a \"dltensor\" capsule over owner's memory"},
     {"from_dlpack", py_from_dlpack, METH_VARARGS,
-     "from_dlpack(capsule, owner): a Tensor over an unused \"dltensor\" capsule's memory"},
+     "from_dlpack(capsule, owner, errors=None): a Tensor over an unused \"dltensor\" or \"dltensor_versioned\" "
+     "capsule's memory"},
+    {"to_dlpack_versioned", py_to_dlpack_versioned, METH_VARARGS,
+     "to_dlpack_versioned(tensor, copy, synchronize, read_only, device, errors): a \"dltensor_versioned\" capsule "
+     "(DLPack 1.x)"},
     {"safetensors_save", py_safetensors_save, METH_VARARGS,
      "safetensors_save(path, names, tensors, metadata_keys, metadata_values, errors=None)"},
     {"safetensors_open", py_safetensors_open, METH_VARARGS, "safetensors_open(path, errors=None): the checked file"},

@@ -135,6 +135,26 @@ static PyObject* py_linalg_eigh(PyObject* m, PyObject* args) {
   return tc_results(st, 2, outs);
 }
 
+/* ABI 1.11: complex results whatever A's dtype (tsr_linalg_eig). */
+static PyObject* py_linalg_eig(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor* a;
+  tsr_tensor* outs[2] = {NULL, NULL};
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&:linalg_eig", tc_tensor, &a)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(matrix_work(a), st = tsr_linalg_eig(a, &outs[0], &outs[1]));
+  return tc_results(st, 2, outs);
+}
+
+static PyObject* py_linalg_eigvals(PyObject* m, PyObject* args) {
+  (void)m;
+  tsr_tensor *a, *out = NULL;
+  tsr_status st;
+  if (!PyArg_ParseTuple(args, "O&:linalg_eigvals", tc_tensor, &a)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(matrix_work(a), st = tsr_linalg_eigvals(a, &out));
+  return tc_result(st, out);
+}
+
 /* dims of any length (tc_ints32 takes TSR_MAX_DIMS at most; more are
  * repeats, which the C function names as torch does). */
 typedef struct {
@@ -700,6 +720,9 @@ PyMethodDef tc_linalg_nn_methods[] = {
      "linalg_svd(A, full_matrices, compute_uv=True) -> (U, S, Vh); U and Vh None without compute_uv"},
     {"linalg_eigh", py_linalg_eigh, METH_VARARGS,
      "linalg_eigh(A, eigenvectors=True) -> (eigenvalues, eigenvectors or None), from A's lower triangle"},
+    {"linalg_eig", py_linalg_eig, METH_VARARGS,
+     "linalg_eig(A) -> (eigenvalues, eigenvectors), complex, of a general square A (ABI 1.11)"},
+    {"linalg_eigvals", py_linalg_eigvals, METH_VARARGS, "linalg_eigvals(A): the complex eigenvalues (ABI 1.11)"},
     {"linalg_vector_norm", py_linalg_vector_norm, METH_VARARGS,
      "linalg_vector_norm(x, ord, dims, keepdim): dims [] for all"},
     {"linalg_pinv", py_linalg_pinv, METH_VARARGS, "linalg_pinv(A, atol or None, rtol or None, hermitian)"},

@@ -543,6 +543,48 @@ static PyObject* py_cumsum(PyObject* m, PyObject* const* args, Py_ssize_t nargs)
   return tc_result(st, out);
 }
 
+static PyObject* py_clamp(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
+  (void)m;
+  tsr_tensor *x, *lo = NULL, *hi = NULL, *out = NULL;
+  tsr_status st;
+  if (!tc_parse(args, nargs, "clamp", "Ttt", &x, &lo, &hi)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(tc_elements(x, NULL), st = tsr_clamp(x, lo, hi, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_view_dtype(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
+  (void)m;
+  tsr_tensor *t, *out = NULL;
+  tsr_dtype dtype;
+  if (!tc_parse(args, nargs, "view_dtype", "TD", &t, &dtype)) return NULL;
+  const tsr_status st = tsr_view_dtype(t, dtype, &out);
+  return tc_result(st, out);
+}
+
+static PyObject* py_cumprod(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
+  (void)m;
+  tsr_tensor *t, *out = NULL;
+  long long dim;
+  tsr_dtype dtype;
+  tsr_status st;
+  if (!tc_parse(args, nargs, "cumprod", "TLD", &t, &dim, &dtype)) return NULL;
+  TC_MAYBE_WITHOUT_GIL(tc_elements(t, NULL), st = tsr_cumprod(t, dim, dtype, &out));
+  return tc_result(st, out);
+}
+
+static PyObject* py_searchsorted(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
+  (void)m;
+  tsr_tensor *sorted, *values, *sorter = NULL, *out = NULL;
+  int right;
+  tsr_status st;
+  if (!tc_parse(args, nargs, "searchsorted", "TTpt", &sorted, &values, &right, &sorter)) return NULL;
+  tsr_searchsorted_options o = TSR_SEARCHSORTED_OPTIONS_INIT;
+  o.right = right;
+  o.sorter = sorter;
+  TC_MAYBE_WITHOUT_GIL(tc_elements(values, NULL), st = tsr_searchsorted(sorted, values, &o, &out));
+  return tc_result(st, out);
+}
+
 static PyObject* py_gather(PyObject* m, PyObject* const* args, Py_ssize_t nargs) {
   (void)m;
   tsr_tensor *t, *index, *out = NULL;
@@ -879,6 +921,11 @@ PyMethodDef tc_tensor_methods[] = {
     {"fill_", (PyCFunction)(void (*)(void))py_fill_, METH_FASTCALL, "fill_(x, number)"},
     {"reduce", (PyCFunction)(void (*)(void))py_reduce, METH_FASTCALL, "reduce(op, x, dims, keepdim, correction=1.0): () for every dim"},
     {"cumsum", (PyCFunction)(void (*)(void))py_cumsum, METH_FASTCALL, "cumsum(x, dim, dtype)"},
+    {"clamp", (PyCFunction)(void (*)(void))py_clamp, METH_FASTCALL, "clamp(x, min, max)"},
+    {"view_dtype", (PyCFunction)(void (*)(void))py_view_dtype, METH_FASTCALL, "view_dtype(x, dtype)"},
+    {"cumprod", (PyCFunction)(void (*)(void))py_cumprod, METH_FASTCALL, "cumprod(x, dim, dtype)"},
+    {"searchsorted", (PyCFunction)(void (*)(void))py_searchsorted, METH_FASTCALL,
+     "searchsorted(sorted, values, right, sorter)"},
     {"gather", (PyCFunction)(void (*)(void))py_gather, METH_FASTCALL, "gather(x, dim, index)"},
     {"take", (PyCFunction)(void (*)(void))py_take, METH_FASTCALL, "take(x, index, dim)"},
     {"scatter_", (PyCFunction)(void (*)(void))py_scatter_, METH_FASTCALL, "scatter_(x, dim, index, src, add)"},

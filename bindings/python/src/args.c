@@ -52,7 +52,10 @@ int tc_ints64(PyObject* o, void* out) {
   if (n > TSR_MAX_DIMS) {
     Py_DECREF(seq);
     /* the runtime's own words (check_ndim), as when it saw the count */
-    PyErr_Format(PyExc_RuntimeError, "tensors have at most %d dims, got %zd", TSR_MAX_DIMS, n);
+    PyErr_Format(PyExc_RuntimeError,
+                 "tensors have at most %d dims, got %zd (TSR_MAX_DIMS: a kernel's tsr_tensor_desc holds the shape "
+                 "and strides in arrays of that size, part of the plugin ABI)",
+                 TSR_MAX_DIMS, n);
     return 0;
   }
   for (Py_ssize_t i = 0; i < n; ++i) {

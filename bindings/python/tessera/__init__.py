@@ -31,6 +31,7 @@ from .linalg import outer, tensordot  # torch.outer, torch.tensordot
 from . import optim  # tessera.optim: SGD, Adam, AdamW and their schedulers (tessera/optim.h)
 from . import nn  # tessera.nn: torch.nn's Module, layers, losses, functional and init
 from . import safetensors  # tessera.safetensors: save_file, load_file (tessera/safetensors.h)
+from . import fft  # tessera.fft: torch.fft's transforms and helpers (tessera/fft.h)
 from . import array_api  # tessera.array_api, the namespace Tensor.__array_namespace__ returns
 
 __version__ = "0.1.0"

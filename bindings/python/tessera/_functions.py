@@ -11,6 +11,8 @@ from ._types import device_arg as _device_arg
 from ._types import Size, complex64, complex128, float16, float32, float64, int16, int32, int64
 from ._tensor import Tensor, _binop, _binop_out, _rbinop, _tensor_only, _unop, _unop_out, late, scalar as _scalar
 from ._creation import tensor
+from ._sequences import (copysign, count_nonzero, cumprod, diff, hypot, isin, moveaxis, movedim, nextafter,
+                         repeat_interleave, searchsorted, signbit, take_along_dim, tile)
 
 half, double, long, short = float16, float64, int64, int16
 cfloat, cdouble = complex64, complex128
@@ -576,5 +578,7 @@ __all__ = [
     "nonzero", "sort", "argsort", "msort", "flip", "unique", "cat", "concat",
     "concatenate", "stack", "roll", "tril", "triu", "eye", "prod", "var",
     "std", "clone", "reshape", "transpose", "permute", "flatten", "unsqueeze", "squeeze",
+    "copysign", "count_nonzero", "cumprod", "diff", "hypot", "isin", "moveaxis", "movedim", "nextafter",
+    "repeat_interleave", "searchsorted", "signbit", "take_along_dim", "tile",
     "broadcast_shapes", "set_printoptions", "set_float32_matmul_precision", "get_float32_matmul_precision", "backends", "describe",
 ]

@@ -48,7 +48,7 @@ class _Late:
     """Functions of the layers above that Tensor's methods call (Note [Layers
     of the package]), set by the module that defines each."""
     __slots__ = ("tensor", "full", "where", "to_numpy", "to_dlpack", "dlpack_device", "Node", "register_hook",
-                 "run_backward", "getitem", "setitem", "is_advanced", "array_api")
+                 "run_backward", "getitem", "setitem", "is_advanced", "array_api", "sequences")
 
 
 late = _Late()
@@ -593,10 +593,13 @@ class Tensor(_C.TensorBase):
         a = self.numpy()
         return a if dtype is None else a.astype(dtype, copy=False)
 
-    def __dlpack__(self, stream=None):
+    def __dlpack__(self, stream=None, *, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule (Note [DLPack versions] in _dlpack.py): DLPack
+        1.x's "dltensor_versioned" when max_version's major is >= 1, else
+        0.x's "dltensor"; copy and dl_device as the Array API 2023.12 says."""
         if _C.tensor_requires_grad(self):
             raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
-        return late.to_dlpack(self, stream)
+        return late.to_dlpack(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self):
         return late.dlpack_device(self.device)
@@ -607,8 +610,8 @@ class Tensor(_C.TensorBase):
         try:
             return _C.view(self, _sizes(shape))
         except TypeError:
-            if len(shape) == 1 and isinstance(shape[0], dtype):
-                raise TypeError("view(dtype) is not supported by tessera") from None
+            if len(shape) == 1 and isinstance(shape[0], dtype):  # the bits as another dtype of the same size
+                return _C.view_dtype(self, shape[0])
             shape_args(shape, "view(): argument 'size'")  # PyTorch's message for what is wrong
             raise
 
@@ -765,9 +768,9 @@ class Tensor(_C.TensorBase):
     def __array_namespace__(self, *, api_version=None):
         """The Array API namespace for tensors: tessera.array_api, whose
         functions take Tensors as they take its Arrays."""
-        if api_version is not None and api_version not in ("2021.12", "2022.12"):
-            raise ValueError("unsupported Array API version %r" % (api_version,))
-        return late.array_api
+        if api_version is None:
+            return late.array_api
+        return late.array_api._versions.namespace(late.array_api, api_version)
 
     def __setitem__(self, key, value):
         if _advanced_key(key):
@@ -1230,6 +1233,42 @@ class Tensor(_C.TensorBase):
 
     def argsort(self, dim=-1, descending=False, stable=False):
         return self._sort(dim, descending, stable, False, True)[1]
+
+    # The functions of _sequences.py (Array API 2023.12-2025.12's twins).
+    def cumprod(self, dim, dtype=None):
+        return _C.cumprod(self, int(dim), None if dtype is None else as_dtype(dtype))
+
+    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+        return late.sequences.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    def tile(self, *dims):
+        return late.sequences.tile(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
+
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        return late.sequences.diff(self, n, dim, prepend, append)
+
+    def take_along_dim(self, indices, dim=None):
+        return late.sequences.take_along_dim(self, indices, dim)
+
+    def count_nonzero(self, dim=None):
+        return late.sequences.count_nonzero(self, dim)
+
+    def movedim(self, source, destination):
+        return late.sequences.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def signbit(self):
+        return late.sequences.signbit(self)
+
+    def copysign(self, other):
+        return late.sequences.copysign(self, other)
+
+    def nextafter(self, other):
+        return late.sequences.nextafter(self, other)
+
+    def hypot(self, other):
+        return late.sequences.hypot(self, other)
 
     def msort(self):
         return self._sort(0, False, False, True, False)[0]

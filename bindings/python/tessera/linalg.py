@@ -3,8 +3,9 @@
 and results) on stacks of matrices, the last two dims being the matrix.
 
 The factorisations and what comes straight from them (cholesky, lu_factor,
-solve, inv, det, slogdet, qr, svd, svdvals, eigh, eigvalsh) are one call
-each into the C API's linear algebra (ABI 1.6, tessera.h), as are
+solve, inv, det, slogdet, qr, svd, svdvals, eigh, eigvalsh; eig and eigvals
+from ABI 1.11) are one call each into the C API's linear algebra (ABI 1.6,
+tessera.h), as are
 vector_norm and diagonal (ABI 1.9). The rest (matrix_norm, pinv,
 matrix_rank, matrix_power, cross, ...) is built here
 from Tensor operations, so that it too runs on the input's device, with no
@@ -29,6 +30,7 @@ _SlogdetResult = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 _QRResult = namedtuple("linalg_qr", ["Q", "R"])
 _SVDResult = namedtuple("linalg_svd", ["U", "S", "Vh"])
 _EighResult = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_EigResult = namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
 
 _SUM, _MAX, _MIN = OP["sum"], OP["max"], OP["min"]
 
@@ -149,6 +151,18 @@ def eigh(A, UPLO="L"):
 
 def eigvalsh(A, UPLO="L"):
     return _C.linalg_eigh(_lower("eigvalsh", A, UPLO), False)[0]
+
+
+def eig(A):
+    """(eigenvalues, eigenvectors as columns of 2-norm 1) of a general square
+    A, in LAPACK's order (ABI 1.11): complex whatever A's dtype (complex64 for
+    float32, complex128 for float64). They have no gradient here: Tessera
+    does not differentiate complex results."""
+    return _EigResult(*_C.linalg_eig(_tensor("eig", A)))
+
+
+def eigvals(A):
+    return _C.linalg_eigvals(_tensor("eigvals", A))
 
 
 # ---- built from Tensor operations ----------------------------------------------------
@@ -366,6 +380,6 @@ def matmul(input, other):
     return _C.matmul(_tensor("matmul", input, "input"), _tensor("matmul", other, "other", 2))
 
 
-__all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lu_factor", "matmul",
+__all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lu_factor", "matmul",
            "matrix_norm", "matrix_power", "matrix_rank", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
            "tensordot", "vecdot", "vector_norm"]

@@ -6,7 +6,9 @@
 // double, and for complex matrices (cuComplex, cuDoubleComplex) the same
 // with ungqr and heevd, with their _bufferSize queries; the batched Jacobi
 // routines syevjBatched (heevjBatched) and gesvdjBatched over the same
-// LAPACK routines, matrix by matrix, with their size limits (32). Each call checks its arguments
+// LAPACK routines, matrix by matrix, with their size limits (32); and the
+// 64-bit API's cusolverDnXgeev (geev, with its device and host workspaces,
+// left eigenvectors refused as cuSOLVER refuses them). Each call checks its arguments
 // as cuSOLVER documents them (CUSOLVER_STATUS_INVALID_VALUE: a bad size or
 // leading dimension, a workspace smaller than its query said, gesvd with
 // m < n), then queues the routine on the handle's stream (Note [Emulated
@@ -16,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "cublas_v2.h"
@@ -376,3 +379,137 @@ TSR_EMU_SOLVER(double, double, D, orgqr, syevd, syevj)
 TSR_EMU_SOLVER(cuComplex, float, C, ungqr, heevd, heevj)
 TSR_EMU_SOLVER(cuDoubleComplex, double, Z, ungqr, heevd, heevj)
 #undef TSR_EMU_SOLVER
+
+// ---- the 64-bit API: cusolverDnXgeev (EIG) ---------------------------------
+// The parameters object of the 64-bit routines: nothing is kept (the
+// stand-ins have one algorithm).
+struct cusolverDnParams {};
+typedef cusolverDnParams* cusolverDnParams_t;
+inline cusolverStatus_t cusolverDnCreateParams(cusolverDnParams_t* params) {
+  if (params == nullptr) return CUSOLVER_STATUS_INVALID_VALUE;
+  *params = new cusolverDnParams;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+inline cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t params) {
+  delete params;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+namespace tessera_cuda_emu {
+// Xgeev's workspaces: the device one holds LAPACK's work (its own optimal
+// lwork, a query) and, for complex matrices, rwork (2n reals); the host one
+// stands for the host workspace cuSOLVER's geev asks: written when the
+// routine runs on the stream, so a caller that frees it before then is
+// caught (AddressSanitizer).
+template <class T> int geev_lwork(char jobvr, int n) {
+  using R = real_of_t<T>;
+  T q = 0, dummy = 0;
+  R rdummy = 0;
+  int info = 0, minus1 = -1, one = 1, ld = std::max(1, n);
+  if constexpr (is_complex_v<T>)
+    Lapack<T>::geev("N", &jobvr, &n, &dummy, &ld, &dummy, &dummy, &one, &dummy, &ld, &q, &minus1, &rdummy, &info, 1, 1);
+  else
+    Lapack<T>::geev("N", &jobvr, &n, &dummy, &ld, &rdummy, &rdummy, &dummy, &one, &dummy, &ld, &q, &minus1, &info, 1, 1);
+  return std::max(1, static_cast<int>(std::real(q)));
+}
+template <class T> size_t geev_device_bytes(char jobvr, int n) {
+  return sizeof(T) * static_cast<size_t>(geev_lwork<T>(jobvr, n)) +
+         (is_complex_v<T> ? sizeof(real_of_t<T>) * 2 * static_cast<size_t>(std::max(1, n)) : 0);
+}
+inline size_t geev_host_bytes(int n) { return 64 * static_cast<size_t>(std::max(1, n)); }
+
+// geev on one matrix: W is 2n reals (real parts, then imaginary parts) for
+// a real A, n complex values for a complex one; work is the device workspace.
+template <class T> void lapack_geev(char jobvr, int n, T* A, int lda, void* W, T* VR, int ldvr, void* work, int* info) {
+  const int lwork = geev_lwork<T>(jobvr, n), one = 1;
+  T dummy = 0;
+  T* vr = VR != nullptr ? VR : &dummy;
+  if constexpr (is_complex_v<T>) {
+    auto* rwork = reinterpret_cast<real_of_t<T>*>(static_cast<T*>(work) + lwork);
+    Lapack<T>::geev("N", &jobvr, &n, A, &lda, static_cast<T*>(W), &dummy, &one, vr, &ldvr, static_cast<T*>(work), &lwork,
+                    rwork, info, 1, 1);
+  } else {
+    T* wr = static_cast<T*>(W);
+    Lapack<T>::geev("N", &jobvr, &n, A, &lda, wr, wr + n, &dummy, &one, vr, &ldvr, static_cast<T*>(work), &lwork, info, 1, 1);
+  }
+}
+
+// The element type of Xgeev's arguments, one of cuSOLVER's combinations
+// (A, VL, VR and the compute type alike; W the same for a real A, as 2n
+// reals): 'S', 'D', 'C', 'Z', or 0 for any other. cuSOLVER's other form
+// for a real A, W complex, is not emulated (the backend does not use it).
+inline char geev_type(cudaDataType_t a, cudaDataType_t w, cudaDataType_t vl, cudaDataType_t vr, cudaDataType_t c) {
+  if (a != w || a != vl || a != vr || a != c) return 0;
+  switch (a) {
+    case CUDA_R_32F: return 'S';
+    case CUDA_R_64F: return 'D';
+    case CUDA_C_32F: return 'C';
+    case CUDA_C_64F: return 'Z';
+    default: return 0;
+  }
+}
+template <class F> void with_geev_type(char t, F&& f) {
+  switch (t) {
+    case 'S': f(float{}); break;
+    case 'D': f(double{}); break;
+    case 'C': f(cuComplex{}); break;
+    default: f(cuDoubleComplex{}); break;
+  }
+}
+// What cuSOLVER refuses (CUSOLVER_STATUS_INVALID_VALUE): left eigenvectors
+// (jobvl must be CUSOLVER_EIG_MODE_NOVECTOR), n < 0, lda < max(1, n),
+// ldvl < 1, ldvr < 1 (< n with the vectors); sizes beyond LAPACK's int.
+inline bool bad_geev(cusolverEigMode_t jobvl, cusolverEigMode_t jobvr, int64_t n, int64_t lda, int64_t ldvl, int64_t ldvr) {
+  return jobvl != CUSOLVER_EIG_MODE_NOVECTOR || n < 0 || n > INT32_MAX || lda < std::max<int64_t>(1, n) ||
+         lda > INT32_MAX || ldvl < 1 || ldvr < (jobvr == CUSOLVER_EIG_MODE_VECTOR ? std::max<int64_t>(1, n) : 1) ||
+         ldvr > INT32_MAX;
+}
+}  // namespace tessera_cuda_emu
+
+inline cusolverStatus_t cusolverDnXgeev_bufferSize(cusolverDnHandle_t h, cusolverDnParams_t params, cusolverEigMode_t jobvl,
+                                                   cusolverEigMode_t jobvr, int64_t n, cudaDataType_t dataTypeA,
+                                                   const void*, int64_t lda, cudaDataType_t dataTypeW, const void*,
+                                                   cudaDataType_t dataTypeVL, const void*, int64_t ldvl,
+                                                   cudaDataType_t dataTypeVR, const void*, int64_t ldvr,
+                                                   cudaDataType_t computeType, size_t* device_bytes, size_t* host_bytes) {
+  using namespace tessera_cuda_emu;
+  if (h == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;
+  if (params == nullptr || bad_geev(jobvl, jobvr, n, lda, ldvl, ldvr) || device_bytes == nullptr || host_bytes == nullptr)
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  const char t = geev_type(dataTypeA, dataTypeW, dataTypeVL, dataTypeVR, computeType);
+  if (t == 0) return CUSOLVER_STATUS_NOT_SUPPORTED;
+  const char jv = jobvr == CUSOLVER_EIG_MODE_VECTOR ? 'V' : 'N';
+  with_geev_type(t, [&](auto x) { *device_bytes = geev_device_bytes<decltype(x)>(jv, static_cast<int>(n)); });
+  *host_bytes = geev_host_bytes(static_cast<int>(n));
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
+inline cusolverStatus_t cusolverDnXgeev(cusolverDnHandle_t h, cusolverDnParams_t params, cusolverEigMode_t jobvl,
+                                        cusolverEigMode_t jobvr, int64_t n, cudaDataType_t dataTypeA, void* A, int64_t lda,
+                                        cudaDataType_t dataTypeW, void* W, cudaDataType_t dataTypeVL, void*, int64_t ldvl,
+                                        cudaDataType_t dataTypeVR, void* VR, int64_t ldvr, cudaDataType_t computeType,
+                                        void* device_work, size_t device_bytes, void* host_work, size_t host_bytes,
+                                        int* info) {
+  using namespace tessera_cuda_emu;
+  if (h == nullptr) return CUSOLVER_STATUS_NOT_INITIALIZED;
+  const bool vectors = jobvr == CUSOLVER_EIG_MODE_VECTOR;
+  if (params == nullptr || bad_geev(jobvl, jobvr, n, lda, ldvl, ldvr) || A == nullptr || W == nullptr || info == nullptr ||
+      (vectors && VR == nullptr))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  const char t = geev_type(dataTypeA, dataTypeW, dataTypeVL, dataTypeVR, computeType);
+  if (t == 0) return CUSOLVER_STATUS_NOT_SUPPORTED;
+  const char jv = vectors ? 'V' : 'N';
+  const int in = static_cast<int>(n), ilda = static_cast<int>(lda), ildvr = static_cast<int>(ldvr);
+  size_t need = 0;
+  with_geev_type(t, [&](auto x) { need = geev_device_bytes<decltype(x)>(jv, in); });
+  if (device_work == nullptr || device_bytes < need || host_work == nullptr || host_bytes < geev_host_bytes(in))
+    return CUSOLVER_STATUS_INVALID_VALUE;
+  enqueue(h->stream, [=] {
+    std::fill_n(static_cast<char*>(host_work), geev_host_bytes(in), char{0});
+    with_geev_type(t, [&](auto x) {
+      using T = decltype(x);
+      lapack_geev<T>(jv, in, static_cast<T*>(A), ilda, W, static_cast<T*>(VR), ildvr, device_work, info);
+    });
+  });
+  return CUSOLVER_STATUS_SUCCESS;
+}

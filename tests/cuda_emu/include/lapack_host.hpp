@@ -30,6 +30,10 @@ void dsyevd_(const char*, const char*, const int*, double*, const int*, double*,
              size_t, size_t);
 void sgetri_(const int*, float*, const int*, const int*, float*, const int*, int*);
 void dgetri_(const int*, double*, const int*, const int*, double*, const int*, int*);
+void sgeev_(const char*, const char*, const int*, float*, const int*, float*, float*, float*, const int*, float*,
+            const int*, float*, const int*, int*, size_t, size_t);
+void dgeev_(const char*, const char*, const int*, double*, const int*, double*, double*, double*, const int*, double*,
+            const int*, double*, const int*, int*, size_t, size_t);
 }
 
 // The complex routines: C and Z (std::complex has Fortran's COMPLEX layout);
@@ -44,7 +48,9 @@ void dgetri_(const int*, double*, const int*, const int*, double*, const int*, i
   void p##gesvd_(const char*, const char*, const int*, const int*, Z*, const int*, R*, Z*, const int*, Z*, const int*,   \
                  Z*, const int*, R*, int*, size_t, size_t);                                                              \
   void p##heevd_(const char*, const char*, const int*, Z*, const int*, R*, Z*, const int*, R*, const int*, int*,         \
-                 const int*, int*, size_t, size_t);
+                 const int*, int*, size_t, size_t);                                                          \
+  void p##geev_(const char*, const char*, const int*, Z*, const int*, Z*, Z*, const int*, Z*, const int*, Z*,         \
+                const int*, R*, int*, size_t, size_t);
 extern "C" {
 TSR_EMU_LAPACK_COMPLEX(std::complex<float>, float, c)
 TSR_EMU_LAPACK_COMPLEX(std::complex<double>, double, z)
@@ -66,6 +72,7 @@ template <class T> struct Lapack;
     static constexpr auto orgqr = p##ORGQR##_;     \
     static constexpr auto gesvd = p##gesvd_;       \
     static constexpr auto syevd = p##SYEVD##_;     \
+    static constexpr auto geev = p##geev_;         \
   };
 TSR_EMU_LAPACK(float, s, orgqr, syevd)
 TSR_EMU_LAPACK(double, d, orgqr, syevd)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-"""tessera.array_api: the Python Array API standard, version 2022.12, with
-its complex dtypes, on every tessera device.
+"""tessera.array_api: the Python Array API standard, version 2025.12, with
+its complex dtypes and its linalg and fft extensions, on every tessera
+device.
 
     import tessera.array_api as xp
     x = xp.asarray([[1.0, 2.0], [3.0, 4.0]], device="cuda")
@@ -12,22 +13,20 @@ Arrays are Array objects around a tessera Tensor (Array._t); every function
 runs tessera's ops on its arguments' device. Promotion is the standard's
 table only (Note [Array API promotion] in _dtypes.py). The default dtypes are
 int64, float64 and complex128; the default device is
-$TESSERA_ARRAY_API_DEVICE when set, else the runtime's default. The linalg
-extension (2022.12's) is xp.linalg.
+$TESSERA_ARRAY_API_DEVICE when set, else the runtime's default.
+x.__array_namespace__(api_version=...) gives an older version's namespace
+(2021.12 to 2024.12), whose few differing semantics it keeps (Note [Older
+versions of the standard] in _versions.py).
 
 Complex arrays (complex64, complex128) go through the elementwise
 functions the standard defines on them (real, imag and conj among them;
-abs gives the real dtype), sum, prod and mean (mean beyond the standard,
-which asks real input), matmul, tensordot, vecdot (conjugating x1) and all
-of linalg. The functions the standard gives real dtypes only (ceil, floor,
-trunc, the comparisons of order, max, min, argmax, argmin, sort, argsort,
-std, var, ...) refuse them with TypeError.
+abs gives the real dtype), sum, prod and mean, matmul, tensordot, vecdot
+(conjugating x1) and all of linalg. The functions the standard gives real
+dtypes only (ceil, floor, trunc, the comparisons of order, max, min,
+argmax, argmin, sort, argsort, std, var, ...) refuse them with TypeError.
 
-Beyond 2022.12, for libraries written against later versions: conj of real
-arrays (2024.12), newaxis, __array_namespace_info__() (2023.12's inspection;
-"max dimensions" is 16, TSR_MAX_DIMS), and __dlpack__'s and from_dlpack's
-copy and device keywords (2023.12; the capsule stays DLPack 0.x's, so bool
-arrays are refused with BufferError). Not implemented: the fft extension.
+__array_namespace_info__() answers the inspection API; "max dimensions" is
+16 (TSR_MAX_DIMS, which reshape and every view refuse to exceed).
 """
 import builtins as _builtins
 import functools as _functools
@@ -43,15 +42,19 @@ from ._dtypes import (bool, complex64, complex128, float32, float64, int8, int16
                       uint8, uint16, uint32, uint64)
 from ._elementwise_functions import *  # noqa: F401,F403
 from ._elementwise_functions import NAMES as _ELEMENTWISE
-from ._manipulation_functions import (concat, expand_dims, flip, matmul, matrix_transpose, permute_dims, reshape,
-                                      roll, squeeze, stack, tensordot, vecdot)
-from ._reduction_functions import (all, any, argmax, argmin, argsort, max, mean, min, nonzero, prod, sort, std,
-                                   sum, unique_all, unique_counts, unique_inverse, unique_values, var, where)
-from ._take import take
+from ._manipulation_functions import (broadcast_shapes, concat, expand_dims, flip, matmul, matrix_transpose,
+                                      moveaxis, permute_dims, repeat, reshape, roll, squeeze, stack, tensordot, tile,
+                                      unstack, vecdot)
+from ._reduction_functions import (all, any, argmax, argmin, argsort, count_nonzero, cumulative_prod, cumulative_sum,
+                                   diff, isin, max, mean, min, nonzero, prod, searchsorted, sort, std, sum,
+                                   unique_all, unique_counts, unique_inverse, unique_values, var, where)
+from ._take import take, take_along_axis
 from ._info import __array_namespace_info__
 from . import linalg  # the extension, found as an attribute: hasattr(xp, "linalg")
+from . import fft  # the fft extension (2025.12): hasattr(xp, "fft")
+from . import _versions  # older versions' namespaces (Note [Older versions of the standard])
 
-__array_api_version__ = "2022.12"
+__array_api_version__ = "2025.12"
 
 
 # Tensor.__array_namespace__() returns this namespace, so its functions take
@@ -86,9 +89,11 @@ __all__ = [
     "ones", "ones_like", "tril", "triu", "zeros", "zeros_like",
     "astype", "broadcast_arrays", "broadcast_to", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
     "concat", "expand_dims", "flip", "permute_dims", "reshape", "roll", "squeeze", "stack",
+    "broadcast_shapes", "moveaxis", "repeat", "tile", "unstack",
     "matmul", "matrix_transpose", "tensordot", "vecdot",
     "all", "any", "argmax", "argmin", "argsort", "max", "mean", "min", "nonzero", "prod", "sort", "std", "sum",
     "unique_all", "unique_counts", "unique_inverse", "unique_values", "var", "where", "take",
+    "count_nonzero", "cumulative_prod", "cumulative_sum", "diff", "isin", "searchsorted", "take_along_axis",
 ] + _ELEMENTWISE
 
 _CONSTANTS = {"__array_api_version__", "__array_namespace_info__", "Array", "e", "inf", "nan", "newaxis", "pi",
@@ -100,6 +105,9 @@ for _name in __all__:
 for _name in linalg.__all__:
     setattr(linalg, _name, _accepting_tensors(getattr(linalg, _name)))
 __all__.append("linalg")
+for _name in fft.__all__:  # the fft extension, as linalg above
+    setattr(fft, _name, _accepting_tensors(getattr(fft, _name)))
+__all__.append("fft")
 del _name
 
 

@@ -240,9 +240,12 @@ class Array:
         return Array._new(self._t.to(_types.device(device) if isinstance(device, str) else device))
 
     def __array_namespace__(self, /, *, api_version=None):
-        if api_version is not None and api_version not in ("2021.12", "2022.12"):
-            raise ValueError("unsupported Array API version %r" % (api_version,))
-        return late.array_api  # this package (Note [Layers of the package] in _tensor.py)
+        """This package (Note [Layers of the package] in _tensor.py), or its
+        namespace for an older version (Note [Older versions of the
+        standard] in _versions.py)."""
+        if api_version is None:
+            return late.array_api
+        return late.array_api._versions.namespace(late.array_api, api_version)
 
     def __repr__(self):
         body = repr(self._t)
@@ -258,22 +261,15 @@ class Array:
         a = self._t.cpu().numpy() if self._t.device.type != "cpu" else self._t.numpy()
         return a if dtype is None else a.astype(dtype)
 
-    def __dlpack__(self, /, *, stream=None, dl_device=None, copy=None):
-        """A legacy "dltensor" capsule (DLPack 0.x: no max_version keyword, so
-        that a 2023.12 consumer asking for a versioned capsule falls back to
-        this one, as the standard tells it to). dl_device and copy are
-        2023.12's: another device than the array's is served by a copy to
-        (kDLCPU, 0) alone; copy=True exports a copy, copy=False refuses one.
-        bool: BufferError (no bool before DLPack 0.8)."""
-        t = self._t
-        if dl_device is not None and tuple(dl_device) != tuple(t.__dlpack_device__()):
-            if tuple(dl_device) != (1, 0) or copy is False:
-                raise BufferError("__dlpack__: the array is on %s; dl_device=%r needs a copy to the host "
-                                  "(kDLCPU, 0), the only one made here" % (t.device, tuple(dl_device)))
-            t = t.cpu()
-        elif copy:
-            t = t.clone()
-        return t.__dlpack__(stream)
+    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule, as 2023.12 asks (Note [DLPack versions] in
+        tessera/_dlpack.py): "dltensor_versioned" (DLPack 1.x) when
+        max_version's major is >= 1, else the legacy "dltensor"; copy=True
+        exports a copy, copy=False refuses one (BufferError); dl_device
+        another device than the array's: a copy to it (kDLCPU, or a loaded
+        kDLCUDA device), else BufferError. bool: in versioned capsules only
+        (BufferError in a 0.x one)."""
+        return self._t.__dlpack__(stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self):
         return self._t.__dlpack_device__()

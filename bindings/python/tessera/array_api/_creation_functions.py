@@ -288,7 +288,7 @@ def meshgrid(*arrays, indexing="xy"):
     if indexing not in ("xy", "ij"):
         raise ValueError("meshgrid: indexing must be 'xy' or 'ij', not %r" % (indexing,))
     if not arrays:
-        return []
+        return ()
     dtypes = {a.dtype for a in arrays}
     if len(dtypes) > 1:
         raise ValueError("meshgrid: the arrays must share one dtype")
@@ -304,7 +304,7 @@ def meshgrid(*arrays, indexing="xy"):
         view = [1] * n
         view[pos] = a.size
         out.append(Array._new(a._t.reshape(view).expand(sizes).contiguous()))
-    return out
+    return tuple(out)  # 2025.12: a tuple (a list before; _versions.py gives older versions theirs)
 
 
 def tril(x, /, *, k=0):
@@ -323,15 +323,9 @@ def triu(x, /, *, k=0):
 
 def from_dlpack(x, /, *, device=None, copy=None):
     """The producer's memory, shared; device and copy are 2023.12's: another
-    device, or copy=True, copy it (copy=False then refuses)."""
-    if isinstance(x, Array):
-        t = x._t._alias()
-    else:
-        from .._dlpack import from_dlpack as _from_dlpack
-        t = _from_dlpack(x)
-    if device is not None and _device(device) != t.device:
-        if copy is False:
-            raise BufferError("from_dlpack: the data is on %s; device=%s needs a copy, and copy=False"
-                              % (t.device, _device(device)))
-        return Array._new(t.to(_device(device)))
-    return Array._new(t.clone() if copy else t)
+    device, or copy=True, copy it (copy=False then refuses with BufferError).
+    A versioned capsule is asked for first (Note [DLPack versions] in
+    tessera/_dlpack.py)."""
+    from .._dlpack import from_dlpack as _from_dlpack
+    return Array._new(_from_dlpack(x._t if isinstance(x, Array) else x,
+                                   device=None if device is None else _device(device), copy=copy))

@@ -7,11 +7,15 @@ from . import _dtypes
 from ._array_object import Array, iinfo_range
 
 
-def astype(x, dtype, /, *, copy=True):
-    """x in dtype. A complex array casts to complex dtypes and to bool
-    (nonzero), not to a real number dtype (_dtypes.check_cast)."""
+def astype(x, dtype, /, *, copy=True, device=None):
+    """x in dtype, on `device` (2023.12; None: x's). A complex array casts to
+    complex dtypes and to bool (nonzero), not to a real number dtype
+    (_dtypes.check_cast)."""
     dtype = _dtypes.check_dtype(dtype)
     _dtypes.check_cast(x.dtype, dtype, "astype")
+    if device is not None and device != x.device:
+        x = x.to_device(device)
+        copy = False  # the move made a new array
     if dtype is x.dtype:
         return Array._new(x._t.clone()) if copy else x
     return Array._new(x._t.to(dtype))
@@ -20,7 +24,7 @@ def astype(x, dtype, /, *, copy=True):
 def broadcast_arrays(*arrays):
     from .._functions import broadcast_shapes
     shape = tuple(broadcast_shapes(*[a.shape for a in arrays]))
-    return [Array._new(a._t.expand(shape)) for a in arrays]
+    return tuple(Array._new(a._t.expand(shape)) for a in arrays)  # 2025.12: a tuple
 
 
 def broadcast_to(x, /, shape):
@@ -82,15 +86,26 @@ def iinfo(type, /):  # noqa: A002
 
 
 def result_type(*arrays_and_dtypes):
-    if not arrays_and_dtypes:
-        raise ValueError("result_type needs at least one array or dtype")
-    ds = []
+    """The promoted dtype of the arrays and dtypes; Python scalars (2024.12)
+    take it, as beside an array (Note [Array API promotion])."""
+    ds, scalars = [], []
     for a in arrays_and_dtypes:
+        if type(a) in (bool, int, float, complex):
+            scalars.append(a)
+            continue
         d = a.dtype if isinstance(a, Array) else a
         ds.append(_dtypes.check_dtype(d))
+    if not ds:
+        raise ValueError("result_type needs at least one array or dtype")
     r = ds[0]
     for d in ds[1:]:
         r = _dtypes.promote(r, d)
+    for v in scalars:
+        ok = (r is _dtypes.bool) if type(v) is bool else (
+            r is not _dtypes.bool and (type(v) is int or r in _dtypes.floating_dtypes) and
+            (type(v) is not complex or r in _dtypes.complex_floating_dtypes))
+        if not ok:
+            raise TypeError("result_type: a Python %s cannot go beside %s" % (type(v).__name__, _dtypes.name(r)))
     return r
 
 

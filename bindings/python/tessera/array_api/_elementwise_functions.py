@@ -11,10 +11,11 @@ remainder) refuse complex arrays with TypeError."""
 import math
 import operator
 
-from .. import _tensor
+from .. import _C, _sequences, _tensor
 from .._lib import OP
 from . import _dtypes
-from ._array_object import Array, _check_category, _floor_divide, _lshift, _rshift, operands
+from ._array_object import (Array, _check_category, _floor_divide, _lshift, _rshift, _scalar_tensor, iinfo_range,
+                            operands)
 from ._dtypes import CATEGORIES
 
 _Tensor = _tensor.Tensor
@@ -66,11 +67,22 @@ def _binary(name, category, fn):
                 return r
         x1 = x1 if a is None or type(x1) is Array else Array._new(a)
         x2 = x2 if b is None or type(x2) is Array else Array._new(b)
-        a, b = operands(_array(x1, name), _array(x2, name), category, name)
+        if a is None and b is not None and _is_scalar(x1):  # 2024.12: a Python scalar on either side
+            b, a = operands(x2, x1, category, name)
+        else:
+            a, b = operands(_array(x1, name), x2 if b is None and _is_scalar(x2) else _array(x2, name), category,
+                            name)
+        if a is NotImplemented or b is NotImplemented:
+            raise TypeError("%s: expected arrays or Python scalars, got %s and %s" %
+                            (name, type(x1).__name__, type(x2).__name__))
         return Array._new(fn(a, b))
     f.__name__ = name
     f.takes_tensors = True
     return f
+
+
+def _is_scalar(v):
+    return type(v) in (bool, int, float, complex)
 
 
 def _math(fn_name):
@@ -227,6 +239,47 @@ pow = _binary("pow", "numeric", _op("pow"))  # noqa: A001
 remainder = _binary("remainder", "real numeric", _op("remainder"))
 subtract = _binary("subtract", "numeric", _op("sub"))
 
+# ---- 2023.12 and 2024.12 -------------------------------------------------------------
+
+copysign = _binary("copysign", "real floating-point", _sequences.copysign)
+hypot = _binary("hypot", "real floating-point", _sequences.hypot)
+maximum = _binary("maximum", "real numeric", _op("maximum"))
+minimum = _binary("minimum", "real numeric", _op("minimum"))
+nextafter = _binary("nextafter", "real floating-point", _sequences.nextafter)
+reciprocal = _unary("reciprocal", "floating-point", lambda t: 1.0 / t)
+signbit = _unary("signbit", "real floating-point", _sequences.signbit)
+
+
+def clip(x, /, min=None, max=None):  # noqa: A002  (the standard's names)
+    """2023.12: x clamped to [min, max] (maximum, then minimum: NaN in x or
+    in a bound gives NaN), in x's dtype; bounds are arrays or Python
+    scalars, broadcast with x. An integer bound beyond x's integer dtype is
+    clamped to its range first (the standard leaves it unspecified)."""
+    _check_category(_array(x, "clip").dtype, "real numeric", "clip")
+    bounds = []
+    for bound, op in ((min, "maximum"), (max, "minimum")):
+        if bound is None:
+            bounds.append(None)
+            continue
+        if isinstance(bound, Array):
+            _check_category(bound.dtype, "real numeric", "clip")
+            if x.device != bound.device:
+                raise ValueError("clip: the arrays are on different devices (%s and %s)" % (x.device, bound.device))
+            b = bound._t if bound.dtype is x.dtype else bound._t.to(x.dtype)
+        elif _is_scalar(bound) and not isinstance(bound, (bool, complex)):
+            if isinstance(bound, int) and x.dtype in _dtypes.integer_dtypes:
+                lo, hi = iinfo_range(x.dtype)
+                bound = lo if bound < lo else hi if bound > hi else bound
+            b = _scalar_tensor(bound, x._t)
+        else:
+            raise TypeError("clip: %s must be an array, an int or a float, not %s" %
+                            ("min" if op == "maximum" else "max", type(bound).__name__))
+        bounds.append(b)
+    if bounds == [None, None]:
+        return Array._new(x._t.clone())
+    return Array._new(_C.clamp(x._t, bounds[0], bounds[1]))  # one pass (CLAMP)
+
+
 NAMES = [
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
     "bitwise_left_shift", "bitwise_invert", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil", "conj",
@@ -235,5 +288,6 @@ NAMES = [
     "logical_and", "logical_not", "logical_or", "logical_xor", "multiply", "negative", "not_equal", "positive",
     "pow", "real", "remainder", "round", "sign", "sin", "sinh", "square", "sqrt", "subtract", "tan", "tanh",
     "trunc",
+    "clip", "copysign", "hypot", "maximum", "minimum", "nextafter", "reciprocal", "signbit",
 ]
 __all__ = NAMES

@@ -31,8 +31,9 @@ class __array_namespace_info__:  # noqa: N801  (the standard's name)
         return d
 
     def devices(self):
+        """2025.12: a tuple (a list in 2023.12 and 2024.12)."""
         from .._functions import devices
-        return devices()
+        return tuple(devices())
 
     def default_dtypes(self, *, device=None):
         return {"real floating": _dtypes.default_float, "complex floating": _dtypes.default_complex,

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The Array API's manipulation functions (concat .. stack) and its linear
+"""The Array API's manipulation functions (concat .. stack; 2023.12's
+moveaxis, repeat, tile, unstack; 2025.12's broadcast_shapes) and its linear
 algebra in the main namespace (matmul, matrix_transpose, tensordot,
 vecdot)."""
 import operator
 
-from .. import _C
+from .. import _C, _sequences
 from ._array_object import Array, _matmul, operands
 from ._data_type_functions import result_type
 
@@ -38,11 +39,22 @@ def stack(arrays, /, *, axis=0):
 
 
 def expand_dims(x, /, axis=0):
-    axis = operator.index(axis)
-    n = x.ndim + 1
-    if not -n <= axis < n:
-        raise IndexError("expand_dims: axis %d is out of range for a result of %d dims" % (axis, n))
-    return Array._new(x._t.unsqueeze(axis % n))
+    """A size-one axis inserted at each of `axis` (an int, or 2025.12's tuple:
+    positions in the result, of N + len(axis) dims, none twice)."""
+    axes = axis if isinstance(axis, tuple) else (operator.index(axis),)
+    n = x.ndim + len(axes)
+    where = []
+    for a in axes:
+        a = operator.index(a)
+        if not -n <= a < n:
+            raise IndexError("expand_dims: axis %d is out of range for a result of %d dims" % (a, n))
+        where.append(a % n)
+    if len(set(where)) != len(where):
+        raise ValueError("expand_dims: axis %r names a position twice" % (axis,))
+    shape, it = [], iter(x.shape)
+    for k in range(n):
+        shape.append(1 if k in where else next(it))
+    return Array._new(x._t.reshape(tuple(shape)) if axes else x._t._alias())
 
 
 def flip(x, /, *, axis=None):
@@ -64,7 +76,87 @@ def _ints(v):
 
 
 def permute_dims(x, /, axes):
-    return Array._new(x._t.permute(_ints(axes)))
+    """axes may count from the end (2025.12)."""
+    axes = _ints(axes)
+    if len(axes) != x.ndim:
+        raise ValueError("permute_dims: axes %r do not name each of the %d dims once" % (axes, x.ndim))
+    dims = [_axis(a, x.ndim, "permute_dims") for a in axes]
+    if len(set(dims)) != len(dims):
+        raise ValueError("permute_dims: axes %r name a dim twice" % (axes,))
+    return Array._new(x._t.permute(dims) if dims else x._t._alias())
+
+
+# ---- 2023.12 and 2025.12 ----------------------------------------------------------------
+
+
+def moveaxis(x, source, destination, /):
+    """2023.12: source axes moved to destination, the others in order."""
+    src = source if isinstance(source, tuple) else (source,)
+    dst = destination if isinstance(destination, tuple) else (destination,)
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: source %r and destination %r differ in length" % (source, destination))
+    src = [_axis(a, x.ndim, "moveaxis") for a in src]
+    dst = [_axis(a, x.ndim, "moveaxis") for a in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError("moveaxis: an axis is given twice")
+    return Array._new(_sequences.movedim(x._t, src, dst))
+
+
+def repeat(x, repeats, /, *, axis=None):
+    """2023.12: each element repeated (axis None: of the flattened array);
+    repeats an int or a 1-d integer array of one count or one per element."""
+    from . import _dtypes
+    if isinstance(repeats, Array):
+        if repeats.dtype not in _dtypes.integer_dtypes:
+            raise TypeError("repeat: repeats must have an integer dtype, not %s" % _dtypes.name(repeats.dtype))
+        if repeats.ndim != 1:
+            raise ValueError("repeat: repeats must be 1-d, not %d-d" % repeats.ndim)
+        n = x.size if axis is None else x.shape[_axis(axis, x.ndim, "repeat")]
+        if repeats.shape[0] not in (1, n):
+            raise ValueError("repeat: %d repeats for %d elements" % (repeats.shape[0], n))
+        r = repeats._t
+        if x.device != repeats.device:
+            raise ValueError("repeat: the arrays are on different devices (%s and %s)" % (x.device, repeats.device))
+    else:
+        r = operator.index(repeats)
+        if r < 0:
+            raise ValueError("repeat: repeats must not be negative, got %d" % r)
+    if axis is not None:
+        axis = _axis(axis, x.ndim, "repeat")
+    try:
+        return Array._new(_sequences.repeat_interleave(x._t, r, axis))
+    except RuntimeError as e:
+        raise ValueError("repeat: %s" % e) from None
+
+
+def tile(x, repetitions, /):
+    """2023.12: x repeated along each axis (repetitions padded with ones in
+    front to x's ndim, or x with size-one axes in front)."""
+    reps = _ints(repetitions)
+    if any(r < 0 for r in reps):
+        raise ValueError("tile: repetitions must not be negative, got %r" % (reps,))
+    return Array._new(_sequences.tile(x._t, reps))
+
+
+def unstack(x, /, *, axis=0):
+    """2023.12: the views of x at each index of axis, as a tuple."""
+    if x.ndim == 0:
+        raise ValueError("unstack: x must have at least one dimension")
+    a = _axis(axis, x.ndim, "unstack")
+    t = x._t
+    return tuple(Array._new(t[(slice(None),) * a + (i,)]) for i in range(x.shape[a]))
+
+
+def broadcast_shapes(*shapes):
+    """2025.12: the shape the given shapes broadcast to (ValueError where
+    they do not); () for none."""
+    result = ()
+    for s in shapes:
+        try:
+            result = _C.broadcast_shapes(result, _ints(s))
+        except RuntimeError as e:
+            raise ValueError("broadcast_shapes: %s" % e) from None
+    return tuple(result)
 
 
 def reshape(x, /, shape, *, copy=None):

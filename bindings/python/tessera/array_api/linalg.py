@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The Array API's linear algebra extension, 2022.12 (xp.linalg): its 23
-functions over tessera.linalg, so that each runs on its arguments' device.
+functions over tessera.linalg, so that each runs on its arguments' device;
+and 2025.12's eig and eigvals (complex results of the input's precision).
 The functions the standard gives a floating-point input refuse other dtypes
 (TypeError), as numpy.array_api does; cross, outer and trace take any
 numeric dtype, diagonal any dtype. Results with several arrays are
@@ -20,6 +21,7 @@ from ._array_object import Array, _check_category, operands
 from ._manipulation_functions import matmul, matrix_transpose, tensordot, vecdot
 from ._reduction_functions import _dims, _sum_dtype
 
+EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 QRResult = namedtuple("QRResult", ["Q", "R"])
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
@@ -73,6 +75,18 @@ def det(x, /):
 
 def diagonal(x, /, *, offset=0):
     return Array._new(_linalg.diagonal(_tensor(x, "all", "diagonal"), offset=offset))
+
+
+def eig(x, /):
+    """2025.12: eigenvalues and eigenvectors (columns, of 2-norm 1) of a
+    general square x, complex of x's precision (complex64 for float32,
+    complex128 for float64), in LAPACK's order."""
+    return EigResult(*_arrays(_linalg.eig(_floating(x, "eig"))))
+
+
+def eigvals(x, /):
+    """2025.12: the eigenvalues of eig alone."""
+    return Array._new(_linalg.eigvals(_floating(x, "eigvals")))
 
 
 def eigh(x, /):
@@ -142,14 +156,20 @@ def svdvals(x, /):
     return Array._new(_linalg.svdvals(_floating(x, "svdvals")))
 
 
-def trace(x, /, *, offset=0, dtype=None):
-    """The sums of the diagonals, in sum's dtype (2022.12's rule: float32
-    sums to float64, complex64 to complex128, signed integers to int64,
-    unsigned to uint64), the diagonal cast to it first."""
-    diag = _linalg.diagonal(_tensor(x, "numeric", "trace"), offset=offset)
-    d = _sum_dtype(x, dtype)
-    r = (diag if diag.dtype is d else diag.to(d)).sum(-1)
-    return Array._new(r if r.dtype is d else r.to(d))
+def trace_with(widen_floats):
+    def trace(x, /, *, offset=0, dtype=None):
+        """The sums of the diagonals, in sum's dtype (signed integers to
+        int64, unsigned to uint64, floating dtypes kept; 2022.12's rule,
+        widen_floats, sums float32 to float64 and complex64 to complex128),
+        the diagonal cast to it first."""
+        diag = _linalg.diagonal(_tensor(x, "numeric", "trace"), offset=offset)
+        d = _sum_dtype(x, dtype, widen_floats)
+        r = (diag if diag.dtype is d else diag.to(d)).sum(-1)
+        return Array._new(r if r.dtype is d else r.to(d))
+    return trace
+
+
+trace = trace_with(widen_floats=False)
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
@@ -160,6 +180,6 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     return Array._new(_linalg.vector_norm(t, ord=ord, dim=_dims(x, axis), keepdim=keepdims))
 
 
-__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
+__all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
            "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot",
            "trace", "vecdot", "vector_norm"]
