@@ -30,7 +30,7 @@ template <int D> struct SearchSorted {
     int64_t base = 0, n = m;
     while (n > 1) {
       const int64_t half = n / 2;
-      base = past(key_at(base + half), v, right) ? base + half : base;
+      base += half & -static_cast<int64_t>(past(key_at(base + half), v, right));  // no branch to mispredict
       n -= half;
     }
     return base + (past(key_at(base), v, right) ? 1 : 0);
