@@ -44,12 +44,22 @@ class RangeFn {
   void (*call_)(void*, int64_t, int64_t);
 };
 
+// The FFT plans of one instance (fft.cpp, Note [FFT plans]): made with the
+// Context (make_fft_plans) and freed with it.
+struct FftPlans;
+struct FftPlansDeleter {
+  void operator()(FftPlans* p) const noexcept;
+};
+using FftPlansPtr = std::unique_ptr<FftPlans, FftPlansDeleter>;
+FftPlansPtr make_fft_plans();
+
 struct Context {
   const tsr_host_api* host = nullptr;
   int threads = 1;        // the arena's concurrency
   tbb::task_arena arena;  // all parallel work of this instance runs here
   std::string device_name;
   std::unique_ptr<HostAllocator> memory;  // every storage of this instance
+  FftPlansPtr fft_plans;                  // the FFT kind's plan cache (fft.cpp)
   tsr_plugin_api api{};   // what tsr_plugin_init returned; api.ctx == this
 
   // Runs f inside the arena, so TBB uses this instance's thread count.

@@ -2,15 +2,14 @@
 // The FFT kind (Note [Kernel contracts], ABI 1.11): FFT, RFFT and IRFFT
 // along params[0], through KissFFT (Debian's libkissfft-dev): its C library
 // for float (the only precision Debian builds), its C++ template kissfft.hh
-// for double. Plans are cached per (length, direction) and shared between
-// threads (Note [FFT plans]). Lines along the dim are spread over the arena
+// for double. Plans are cached per (length, direction) in the plugin
+// instance's Context and shared between threads (Note [FFT plans]). Lines along the dim are spread over the arena
 // (each task reads lines through their strides, KissFFT's own strided
 // input, into contiguous buffers); one long line is split instead (Note
 // [Four-step FFT]). Lengths whose largest prime factor is large go through
 // Bluestein's algorithm (Note [Bluestein's FFT]), so that no length costs
 // O(n^2). Real transforms of even length are complex ones of half the
 // length (the usual packing of even and odd samples).
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <complex>
@@ -26,6 +25,7 @@
 
 #include <kiss_fft.h>
 #include <kissfft.hh>
+#include <tbb/enumerable_thread_specific.h>
 
 #include "kernels.hpp"
 #include "parallel.hpp"
@@ -38,13 +38,24 @@ namespace {
 // Note [FFT plans]
 //   A plan holds what one length and direction needs (KissFFT's twiddles
 //   and factors, Bluestein's chirp and filter, the four-step split), made
-//   once and then only read: a process-wide cache hands the same plan to
-//   every thread and every call (a mutex around the map; the plan itself
-//   is immutable). KissFFT's C plans are read-only while they run. Its C++
-//   template is not, for a length with a factor above 5: its generic
-//   butterfly writes a scratch vector inside the object. Such a plan is
-//   copied once per thread (thread_local, keyed by the plan's serial
-//   number) and the copy runs; the others are shared as they are.
+//   once and then only read. The cache belongs to the plugin instance
+//   (Context::fft_plans, an FftPlans made with the Context and freed with
+//   it; no process-wide state): it hands the same plan to every thread and
+//   every call of that instance (one mutex around its maps; the plan
+//   itself is immutable and shared through shared_ptr, so a plan in use
+//   outlives its eviction; at most kCachedPlans entries per map). Plans
+//   that build others (Bluestein's, the four-step's) get them from the same
+//   cache, while they are made, and keep them by shared_ptr.
+//   KissFFT's C plans are read-only while they run. Its C++ template is
+//   not, for a length with a factor above 5: its generic butterfly writes a
+//   scratch vector inside the object. Such a plan keeps one copy of itself
+//   per thread that ran it (a tbb::enumerable_thread_specific member: a
+//   per-thread slot of the cached plan, made on that thread's first run and
+//   freed with the plan), and the copy runs; the others are shared as they
+//   are. Not the per-call Work: the four-step's passes run plans from
+//   inside the arena's tasks, which have no Work, and a copy per call would
+//   redo O(n) twiddles each time. Likewise the float plan's gather buffer
+//   for lines whose reach overflows KissFFT's int stride.
 //
 // Note [Bluestein's FFT]
 //   KissFFT's butterfly for a prime factor p costs O(p) per element, so a
@@ -67,6 +78,7 @@ namespace {
 
 constexpr int64_t kBluesteinPrime = 47;      // larger prime factors go through Bluestein
 constexpr int64_t kFourStepLength = 1 << 15;  // one line at least this long is split
+constexpr size_t kCachedPlans = 256;          // per map of an FftPlans (Note [FFT plans])
 
 template <class R> using Cx = std::complex<R>;
 
@@ -115,7 +127,7 @@ template <> class Kiss<float> {
     // The C library steps through the input in int: a line whose reach does
     // not fit is gathered first (this thread's buffer, kept between calls).
     if (stride > 1 && n_ * stride > std::numeric_limits<int>::max()) {
-      thread_local std::vector<Cx<float>> line;
+      std::vector<Cx<float>>& line = lines_.local();
       line.resize(static_cast<size_t>(n_));
       for (int64_t j = 0; j < n_; ++j) line[static_cast<size_t>(j)] = in[j * stride];
       in = line.data();
@@ -128,36 +140,29 @@ template <> class Kiss<float> {
  private:
   kiss_fft_cfg cfg_;
   int64_t n_;
+  mutable tbb::enumerable_thread_specific<std::vector<Cx<float>>> lines_;  // per thread (Note [FFT plans])
 };
 
 template <> class Kiss<double> {
  public:
   Kiss(int64_t n, bool inverse)
-      : fft_(static_cast<size_t>(n), inverse), shared_(largest_prime_factor(n) <= 5), serial_(next_serial()) {}
+      : fft_(static_cast<size_t>(n), inverse), shared_(largest_prime_factor(n) <= 5) {}
   void run(const Cx<double>* in, int64_t stride, Cx<double>* out) const {
     if (shared_) return fft_.transform(in, out, 0, 1, static_cast<size_t>(stride));
     // Note [FFT plans]: this thread's own copy of a plan with a scratch vector.
-    thread_local uint64_t serial = 0;
-    thread_local std::optional<kissfft<double>> copy;
-    if (serial != serial_) {
-      copy.emplace(fft_);
-      serial = serial_;
-    }
+    std::optional<kissfft<double>>& copy = copies_.local();
+    if (!copy) copy.emplace(fft_);
     copy->transform(in, out, 0, 1, static_cast<size_t>(stride));
   }
 
  private:
-  static uint64_t next_serial() {
-    static std::atomic<uint64_t> counter{0};
-    return ++counter;
-  }
   kissfft<double> fft_;
   bool shared_;
-  uint64_t serial_;
+  mutable tbb::enumerable_thread_specific<std::optional<kissfft<double>>> copies_;  // when !shared_
 };
 
 template <class R> class Plan;
-template <class R> std::shared_ptr<const Plan<R>> plan_of(int64_t n, bool inverse);
+template <class R> std::shared_ptr<const Plan<R>> plan_of(FftPlans& plans, int64_t n, bool inverse);
 
 // Per-task scratch of a plan's run: buffers from the plugin's caching
 // allocator (Note [Why the CPU plugin caches memory]), grown on demand.
@@ -188,15 +193,17 @@ template <class R> class Work {
 // The complex DFT of one length and direction (Note [FFT plans]).
 template <class R> class Plan {
  public:
-  Plan(int64_t n, bool inverse) : n_(n), inverse_(inverse) {
+  // Sub-plans (Bluestein's, the four-step's) come from `plans`, the cache
+  // that makes this one; nothing keeps a reference to it.
+  Plan(FftPlans& plans, int64_t n, bool inverse) : n_(n), inverse_(inverse) {
     if (n > std::numeric_limits<int>::max() / 2)
       fail(TSR_ERR_INVALID_ARGUMENT, "cpu_tbb: an FFT of length " + std::to_string(n) + " is too long for KissFFT");
     const int sign = inverse ? 1 : -1;
     if (n > kBluesteinPrime && largest_prime_factor(n) > kBluesteinPrime) {
       // Note [Bluestein's FFT]
       m_ = smooth_length(2 * n - 1);
-      forward_ = plan_of<R>(m_, false);
-      backward_ = plan_of<R>(m_, true);
+      forward_ = plan_of<R>(plans, m_, false);
+      backward_ = plan_of<R>(plans, m_, true);
       chirp_.resize(static_cast<size_t>(n));
       std::vector<Cx<R>> b(static_cast<size_t>(m_));
       for (int64_t k = 0; k < n; ++k) {
@@ -219,8 +226,8 @@ template <class R> class Plan {
       if (n1 >= 32) {
         n1_ = n1;
         n2_ = n / n1;
-        rows_ = plan_of<R>(n2_, inverse);
-        cols_ = plan_of<R>(n1_, inverse);
+        rows_ = plan_of<R>(plans, n2_, inverse);
+        cols_ = plan_of<R>(plans, n1_, inverse);
         int64_t l = 1;
         while (l * l < n) l *= 2;
         low_.resize(static_cast<size_t>(l));
@@ -324,34 +331,59 @@ template <class R> class Plan {
   std::vector<Cx<R>> low_, high_;
 };
 
-// Note [FFT plans]: the process-wide cache.
-template <class R> std::shared_ptr<const Plan<R>> plan_of(int64_t n, bool inverse) {
-  static std::mutex mutex;
-  static std::map<std::pair<int64_t, bool>, std::shared_ptr<const Plan<R>>> cache;
+template <class R> using PlanMap = std::map<std::pair<int64_t, bool>, std::shared_ptr<const Plan<R>>>;
+template <class R> using TwiddleMap = std::map<std::pair<int64_t, bool>, std::shared_ptr<const std::vector<Cx<R>>>>;
+
+}  // namespace
+
+// Note [FFT plans]: one instance's cache, keyed by (length, inverse).
+struct FftPlans {
+  std::mutex mutex;  // around every map below
+  PlanMap<float> plans_f;
+  PlanMap<double> plans_d;
+  TwiddleMap<float> twiddles_f;
+  TwiddleMap<double> twiddles_d;
+
+  template <class R> PlanMap<R>& plans() {
+    if constexpr (std::is_same_v<R, float>) return plans_f;
+    else return plans_d;
+  }
+  template <class R> TwiddleMap<R>& twiddles() {
+    if constexpr (std::is_same_v<R, float>) return twiddles_f;
+    else return twiddles_d;
+  }
+};
+
+void FftPlansDeleter::operator()(FftPlans* p) const noexcept { delete p; }
+FftPlansPtr make_fft_plans() { return FftPlansPtr(new FftPlans); }
+
+namespace {
+
+template <class R> std::shared_ptr<const Plan<R>> plan_of(FftPlans& plans, int64_t n, bool inverse) {
+  PlanMap<R>& cache = plans.plans<R>();
   {
-    std::lock_guard<std::mutex> lock(mutex);
+    std::lock_guard<std::mutex> lock(plans.mutex);
     auto it = cache.find({n, inverse});
     if (it != cache.end()) return it->second;
   }
   // Made outside the lock: a plan may ask for others (Bluestein's, the
   // four-step's). Two threads may both make one; the first stored wins.
-  auto plan = std::make_shared<const Plan<R>>(n, inverse);
-  std::lock_guard<std::mutex> lock(mutex);
-  if (cache.size() >= 256) cache.clear();  // plans in use live on through their shared_ptr
+  auto plan = std::make_shared<const Plan<R>>(plans, n, inverse);
+  std::lock_guard<std::mutex> lock(plans.mutex);
+  if (cache.size() >= kCachedPlans) cache.clear();  // plans in use live on through their shared_ptr
   return cache.emplace(std::make_pair(n, inverse), std::move(plan)).first->second;
 }
 
 // The twiddles of the real transforms' packing: W^k = exp(sign 2 pi i k/n)
 // for k in [0, n/2], per (n, direction), cached as plans are.
-template <class R> std::shared_ptr<const std::vector<Cx<R>>> half_twiddles(int64_t n, bool inverse) {
-  static std::mutex mutex;
-  static std::map<std::pair<int64_t, bool>, std::shared_ptr<const std::vector<Cx<R>>>> cache;
-  std::lock_guard<std::mutex> lock(mutex);
+template <class R> std::shared_ptr<const std::vector<Cx<R>>> half_twiddles(FftPlans& plans, int64_t n, bool inverse) {
+  TwiddleMap<R>& cache = plans.twiddles<R>();
+  std::lock_guard<std::mutex> lock(plans.mutex);
   auto it = cache.find({n, inverse});
   if (it != cache.end()) return it->second;
   auto w = std::make_shared<std::vector<Cx<R>>>(static_cast<size_t>(n / 2 + 1));
   for (int64_t k = 0; k <= n / 2; ++k) (*w)[static_cast<size_t>(k)] = Cx<R>(unit_root(k, n, inverse ? 1 : -1));
-  if (cache.size() >= 256) cache.clear();
+  if (cache.size() >= kCachedPlans) cache.clear();
   return cache.emplace(std::make_pair(n, inverse), std::move(w)).first->second;
 }
 
@@ -401,9 +433,10 @@ template <int Op, int D> struct FftKernel {
 
     // The complex transform: n itself, or n/2 for the real ones of even n.
     const bool half = Op != TSR_OP_FFT && n % 2 == 0;
-    const std::shared_ptr<const Plan<R>> plan = plan_of<R>(half ? n / 2 : n, inverse);
+    FftPlans& plans = *ctx.fft_plans;  // Note [FFT plans]
+    const std::shared_ptr<const Plan<R>> plan = plan_of<R>(plans, half ? n / 2 : n, inverse);
     std::shared_ptr<const std::vector<C>> twiddles;
-    if (half) twiddles = half_twiddles<R>(n, inverse);
+    if (half) twiddles = half_twiddles<R>(plans, n, inverse);
     // One line alone may use the arena itself (Note [Four-step FFT]).
     Context* inner = lines.count < ctx.threads ? &ctx : nullptr;
 

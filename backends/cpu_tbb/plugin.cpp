@@ -186,6 +186,7 @@ std::unique_ptr<Context> make_context(const tsr_plugin_init_args& args) {
   const Options options = read_options(args.options_json);
   c->memory = std::make_unique<HostAllocator>(options.cache_mb >= 0 ? static_cast<size_t>(options.cache_mb) << 20
                                                                      : default_cache_limit());
+  c->fft_plans = make_fft_plans();
   const int requested = options.threads;
   if (requested > 0) c->arena.initialize(requested);
   else c->arena.initialize();

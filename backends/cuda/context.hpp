@@ -52,6 +52,14 @@ struct Options {
 class CachingAllocator;  // allocator.hpp
 class Staging;           // transfer.hpp
 
+// A device's cuFFT plans (fft.cu): made by the first FFT kernel, destroyed
+// by ~Device once the device's queued work is done. The deleter never
+// throws: cuFFT statuses at teardown are ignored.
+struct FftPlans;
+struct FftPlansDeleter {
+  void operator()(FftPlans* p) const noexcept;
+};
+
 // One CUDA device as the plugin sees it. Everything that needs a CUDA context
 // (stream, allocator, staging buffers, cuBLAS) is created on first use, so
 // loading the plugin and listing devices stays cheap.
@@ -74,6 +82,9 @@ struct Device {
 
   std::mutex solver_mutex;               // likewise for the cuSOLVER handle
   cusolverDnContext* solver = nullptr;  // cusolverDnHandle_t, created by the first LINALG kernel
+
+  std::mutex fft_mutex;  // around the cache and every use of its plans (fft.cu)
+  std::unique_ptr<FftPlans, FftPlansDeleter> fft_plans;  // created by the first FFT kernel
 
   Device();
   ~Device();

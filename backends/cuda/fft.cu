@@ -15,12 +15,16 @@
 // first (the contract ignores them; cuFFT may not, and it may overwrite a
 // C2R input). The scale is one more pass over the output, skipped for 1.
 //
-// Plans are cached per (device, n, batch, type): making one costs far more
+// Plans are cached per (n, batch, type) in the plugin instance's Device
+// (Device::fft_plans, at most kCachedPlans each): making one costs far more
 // than a transform of a few lines. A plan is not safe to use from two
-// threads (cufftSetStream changes it), so one mutex covers setting the
-// stream and queueing the transform; nothing waits for the GPU. Every
-// cuFFT call's status is checked and named (TSR_ERR_DEVICE, or
-// TSR_ERR_OUT_OF_MEMORY for CUFFT_ALLOC_FAILED).
+// threads (cufftSetStream changes it), so the device's one mutex
+// (Device::fft_mutex) covers the cache, setting the stream and queueing
+// the transform; nothing waits for the GPU. ~Device destroys the plans
+// (FftPlansDeleter) after the device's queued work, ignoring cuFFT's
+// statuses there: teardown never throws. Every other cuFFT call's status
+// is checked and named (TSR_ERR_DEVICE, or TSR_ERR_OUT_OF_MEMORY for
+// CUFFT_ALLOC_FAILED).
 #include <cufft.h>
 
 #include <cstdint>
@@ -35,7 +39,25 @@
 
 namespace tessera::cuda {
 
+// A device's plan cache (Device::fft_plans; the lock is Device::fft_mutex).
+struct FftPlans {
+  std::map<std::tuple<int, int, int>, cufftHandle> plans;  // (n, batch, type)
+};
+
+// ~Device calls this with the device current, after its stream's work;
+// noexcept: statuses are dropped, nothing is thrown.
+void FftPlansDeleter::operator()(FftPlans* p) const noexcept {
+  if (!p->plans.empty()) {
+    (void)cudaDeviceSynchronize();  // transforms queued on other streams too
+    (void)cudaGetLastError();
+    for (const auto& entry : p->plans) (void)cufftDestroy(entry.second);
+  }
+  delete p;
+}
+
 namespace {
+
+constexpr size_t kCachedPlans = 64;  // per device: plans hold device workspace
 
 const char* fft_status_name(cufftResult r) {
   switch (r) {
@@ -64,37 +86,28 @@ void check_fft(const Exec& ex, cufftResult r, const char* what) {
 }
 #define TSR_CUFFT_CHECK(ex, call) check_fft((ex), (call), #call)
 
-// The plan cache and the lock around every use of a plan.
-struct Plans {
-  std::mutex mutex;
-  std::map<std::tuple<int, int, int, int>, cufftHandle> plans;  // (device ordinal, n, batch, type)
-};
-Plans& plans() {
-  static Plans p;  // lives as long as the process: cuFFT may be gone at exit
-  return p;
-}
-// The plan for (n, batch, type) on ex's device; call with plans().mutex held.
+// The plan for (n, batch, type) on ex's device; call with ex.dev.fft_mutex held.
 cufftHandle plan_for(const Exec& ex, int n, int batch, cufftType type) {
-  Plans& p = plans();
-  const auto key = std::make_tuple(ex.dev.ordinal, n, batch, static_cast<int>(type));
-  if (auto it = p.plans.find(key); it != p.plans.end()) return it->second;
-  if (p.plans.size() >= 64) {
-    // A bounded cache (plans hold device workspace): this device's plans go,
-    // once the transforms queued with them have run.
+  if (!ex.dev.fft_plans) ex.dev.fft_plans.reset(new FftPlans);
+  auto& plans = ex.dev.fft_plans->plans;
+  const auto key = std::make_tuple(n, batch, static_cast<int>(type));
+  if (auto it = plans.find(key); it != plans.end()) return it->second;
+  if (plans.size() >= kCachedPlans) {
+    // A bounded cache: the device's plans go, once the transforms queued
+    // with them have run.
     ex.check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before freeing cuFFT plans)");
-    for (auto it = p.plans.begin(); it != p.plans.end();) {
-      if (std::get<0>(it->first) != ex.dev.ordinal) {
-        ++it;
-        continue;
-      }
-      (void)cufftDestroy(it->second);
-      it = p.plans.erase(it);
-    }
+    for (const auto& entry : plans) (void)cufftDestroy(entry.second);
+    plans.clear();
   }
   cufftHandle h = 0;
   int len = n;
   TSR_CUFFT_CHECK(ex, cufftPlanMany(&h, 1, &len, nullptr, 1, 0, nullptr, 1, 0, type, batch));
-  p.plans.emplace(key, h);
+  try {
+    plans.emplace(key, h);
+  } catch (...) {
+    (void)cufftDestroy(h);
+    throw;
+  }
   return h;
 }
 
@@ -204,7 +217,7 @@ template <int Op, int D> struct FftKernel {
       ex.check_launch("hermitian_kernel");
     }
     {
-      std::lock_guard<std::mutex> lock(plans().mutex);
+      std::lock_guard<std::mutex> lock(ex.dev.fft_mutex);
       const cufftType type = Op == TSR_OP_FFT ? (kDouble ? CUFFT_Z2Z : CUFFT_C2C)
                              : Op == TSR_OP_RFFT ? (kDouble ? CUFFT_D2Z : CUFFT_R2C)
                                                  : (kDouble ? CUFFT_Z2D : CUFFT_C2R);

@@ -347,8 +347,12 @@ Device::Device() = default;
 // Work may still be queued: wait for it, then free in dependency order.
 Device::~Device() {
   if (stream == nullptr) return;  // never initialised
-  if (cudaSetDevice(ordinal) != cudaSuccess) return;  // the driver is gone (process exit): nothing can be freed
+  if (cudaSetDevice(ordinal) != cudaSuccess) {
+    (void)fft_plans.release();  // the driver is gone (process exit): nothing can be freed, cuFFT's plans included
+    return;
+  }
   (void)cudaStreamSynchronize(stream);
+  fft_plans.reset();  // waits for the device (the plans may have run on other streams), then cufftDestroy
   staging.reset();
   if (blas != nullptr) (void)cublasDestroy(blas);
   if (solver != nullptr) (void)cusolverDnDestroy(solver);
