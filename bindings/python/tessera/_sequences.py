@@ -278,7 +278,7 @@ def signbit(input):  # noqa: A002
     if x.dtype.is_complex:
         raise RuntimeError("signbit is not implemented for complex tensors.")
     if x.dtype in _BITS:
-        return _C.view_dtype(x.contiguous() if x.numel() == 0 else x, _BITS[x.dtype]) < 0
+        return _C.view_dtype(x, _BITS[x.dtype]) < 0
     if x.dtype is bool_ or not x.dtype.is_signed:
         return late.full(tuple(x.shape), False, dtype=bool_, device=x.device)
     return x < 0
@@ -312,7 +312,7 @@ def nextafter(input, other):  # noqa: A002
     bits = _BITS[x.dtype]
     away = (o > x) == (x > 0)  # the magnitude grows: one more in the bits, whatever the sign
     step = late.where(away, late.tensor(1, dtype=bits, device=x.device), late.tensor(-1, dtype=bits, device=x.device))
-    moved = _C.view_dtype((_C.view_dtype(x.contiguous(), bits) + step).contiguous(), x.dtype)
+    moved = _C.view_dtype(_C.view_dtype(x, bits) + step, x.dtype)
     tiny = _C.view_dtype(late.tensor(1, dtype=bits, device=x.device), x.dtype)
     r = late.where(x == 0, late.where(o > 0, tiny, -tiny), moved)
     r = late.where(x == o, o, r)

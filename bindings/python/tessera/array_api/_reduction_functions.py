@@ -209,7 +209,7 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
     """2024.12: how many elements are not zero (a complex one where either
     part is not), in the default index dtype."""
     dims = _dims(x, axis)
-    nz = _truth(x) if x.dtype is not _dtypes.bool else x._t
+    nz = _truth(x)
     if dims == []:
         return Array._new(nz.to(_dtypes.int64))
     return Array._new(nz.to(_dtypes.int64)._reduce(_SUM, dims, keepdims))
