@@ -276,7 +276,14 @@ tsr_status tsr_format(tsr_tensor* t, char** out) {
     auto bytes = host_copy(tt);
     PrintOptions opts;
     opts.precision = tt.rt->print_precision.load();
-    *out = copy_string(format_tensor(host_view(tt, bytes), opts, tt.rt->registry.device_name(tt.device)));
+    // PyTorch's suffix for autograd: the node that made t, else the leaf's flag.
+    std::string grad_suffix;
+    if (const auto fn = autograd::grad_fn(const_cast<tsr_tensor&>(tt)))
+      grad_suffix = std::string("grad_fn=<") + fn->display_name() + ">";
+    else if (autograd::requires_grad(tt))
+      grad_suffix = "requires_grad=True";
+    *out = copy_string(
+        format_tensor(host_view(tt, bytes), opts, tt.rt->registry.device_name(tt.device), grad_suffix));
   });
 }
 

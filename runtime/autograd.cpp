@@ -80,6 +80,19 @@ void accumulate_into(GradCell& cell, const TensorRef& g) {
   }
 }
 
+// A retained non-leaf's .grad, as PyTorch's retain_grad hook keeps it: a
+// contiguous copy of the first gradient, then out-of-place sums. Unlike a
+// leaf's in-place accumulation, a later backward without create_graph
+// leaves a .grad that does not require grad, and the first one made under
+// create_graph is recorded as CloneBackward0.
+void retain_into(GradCell& cell, const TensorRef& g) {
+  std::lock_guard<std::mutex> lock(cell.mutex);
+  if (cell.grad)
+    cell.grad = binary(TSR_OP_ADD, *cell.grad, *g);
+  else
+    cell.grad = is_contiguous(g->layout) ? clone(*g) : contiguous(g);
+}
+
 // A leaf's sink: adds the gradient into the leaf's .grad cell. It holds
 // the cell, not the leaf, so the leaf can hold it for its whole life (one
 // per leaf, made once: recording an op on a leaf makes no node for it) and
@@ -446,7 +459,7 @@ void retain_grad(tsr_tensor& t) {
     weak = cell_of(m);
   }
   register_hook(t, [weak](const TensorRef& g) -> TensorRef {
-    if (std::shared_ptr<GradCell> cell = weak.lock()) accumulate_into(*cell, g);
+    if (std::shared_ptr<GradCell> cell = weak.lock()) retain_into(*cell, g);
     return {};
   });
 }

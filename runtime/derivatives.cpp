@@ -24,7 +24,9 @@
 //   silence. Results that are not floating (comparisons, argmax, integer
 //   ops) record nothing: they have no gradient.
 //   A formula saves with saving() or SavedNode<N> (Note [Saved tensors and
-//   versions]) and reads a, b, out (t[i]) while it runs. It is written
+//   versions]) and reads a, b, out (t[i]) while it runs; what only one
+//   input's gradient reads is saved only when that input requires grad
+//   (Note [Saving only what a gradient reads]). It is written
 //   with recorded functions only (formula_ops.hpp; view_of for views, never
 //   make_view on a gradient), so that under create_graph its own graph is
 //   recorded and a second derivative needs no entry of its own. Every view
@@ -45,6 +47,17 @@
 #include "shape.hpp"
 
 namespace tessera::rt::autograd {
+
+// Note [Saving only what a gradient reads]
+//   A node saves a tensor that only one input's gradient reads (mul's and
+//   matmul's other operand, div's and pow's output) only when that input
+//   requires grad, as PyTorch's generated code does (should_compute_output),
+//   and its formula reads it only under next[i].node. A graph then keeps no
+//   tensor it will never read: x @ W with a constant x keeps x and not W,
+//   and a gradient built under create_graph does not hold on to a tensor
+//   whose retained .grad it becomes. Otherwise y.retain_grad() with
+//   z = y * y and tsr_grad(create_graph) gives y.grad a MulBackward0 that
+//   saves y itself, a cycle (y -> .grad -> node -> y) that nothing frees.
 
 namespace {
 
@@ -592,17 +605,18 @@ struct MatmulBackward final : Saved {
     return "UnsafeViewBackward0";
   }
   std::vector<TensorRef> apply(const TensorRef& g) override {
-    const bool row = a->layout.ndim == 1, col = b->layout.ndim == 1;
-    TensorRef A = row ? unsqueezed(a, 0) : a, B = col ? unsqueezed(b, -1) : b, G = g;
+    // a is saved only for b's gradient and b only for a's (Note [Saving only what a gradient reads]).
+    const bool row = inputs[0].ndim == 1, col = inputs[1].ndim == 1;
+    TensorRef G = g;
     if (col) G = unsqueezed(G, -1);
     if (row) G = unsqueezed(G, -2);
     TensorRef ga, gb;
     if (next[0].node) {
-      ga = matmul(G, mT(B));
+      ga = matmul(G, mT(col ? unsqueezed(b, -1) : b));
       if (row) ga = squeezed(ga, -2);
     }
     if (next[1].node) {
-      gb = matmul(mT(A), G);
+      gb = matmul(mT(row ? unsqueezed(a, 0) : a), G);
       if (col) gb = squeezed(gb, -1);
     }
     return {ga, gb};
@@ -773,16 +787,20 @@ void rebase_history(tsr_tensor& target, std::shared_ptr<Node> node) {
 }
 
 namespace {
+// t when `read` (Note [Saving only what a gradient reads]), else null.
+const tsr_tensor* if_read(bool read, const tsr_tensor& t) { return read ? &t : nullptr; }
+
 // The node of binary op `op` on a and b (saving what its formula reads).
 std::shared_ptr<Node> binary_node(int32_t op, const tsr_tensor& a, const tsr_tensor& b, const tsr_tensor& out) {
+  const bool grad_a = requires_grad(a), grad_b = requires_grad(b);
   switch (op) {
     case TSR_OP_ADD: return std::make_shared<AddBackward0>();
     case TSR_OP_SUB: return std::make_shared<SubBackward0>();
-    case TSR_OP_MUL: return saving(std::make_shared<MulBackward0>(), &a, &b, nullptr);
-    case TSR_OP_DIV: return saving(std::make_shared<DivBackward0>(), nullptr, &b, &out);
+    case TSR_OP_MUL: return saving(std::make_shared<MulBackward0>(), if_read(grad_b, a), if_read(grad_a, b), nullptr);
+    case TSR_OP_DIV: return saving(std::make_shared<DivBackward0>(), nullptr, &b, if_read(grad_b, out));
     case TSR_OP_MAXIMUM:
     case TSR_OP_MINIMUM: return saving(std::make_shared<ExtremumBackward>(op == TSR_OP_MAXIMUM), &a, &b, nullptr);
-    case TSR_OP_POW: return saving(std::make_shared<PowBackward1>(), &a, &b, &out);
+    case TSR_OP_POW: return saving(std::make_shared<PowBackward1>(), &a, &b, if_read(grad_b, out));
     case TSR_OP_ATAN2:
     case TSR_OP_LOGADDEXP:
     case TSR_OP_REMAINDER: {
@@ -945,7 +963,9 @@ void record_concat(std::span<const tsr_tensor* const> tensors, int64_t dim, tsr_
 
 void record_matmul(const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out) {
   if (!differentiable("matmul", {&a, &b}, out)) return;
-  record(saving(std::make_shared<MatmulBackward>(), &a, &b, nullptr), {&a, &b}, out);
+  // Note [Saving only what a gradient reads]: a's gradient reads b, b's reads a.
+  record(saving(std::make_shared<MatmulBackward>(), if_read(requires_grad(b), a), if_read(requires_grad(a), b), nullptr),
+         {&a, &b}, out);
 }
 
 }  // namespace tessera::rt::autograd

@@ -321,7 +321,8 @@ std::string add_suffixes(std::string text, const std::vector<std::string>& suffi
 
 }  // namespace
 
-std::string format_tensor(const HostTensor& t, const PrintOptions& opts, const std::string& device_text) {
+std::string format_tensor(const HostTensor& t, const PrintOptions& opts, const std::string& device_text,
+                          const std::string& grad_suffix) {
   const std::string prefix = "tensor(";
   const int64_t indent = static_cast<int64_t>(prefix.size());
   const std::string dtype_suffix = std::string("dtype=tessera.") + tsr_dtype_name(t.dtype);
@@ -344,6 +345,7 @@ std::string format_tensor(const HostTensor& t, const PrintOptions& opts, const s
     printer.choose_format();
     body = printer.tensor_str(0, 0, indent);
   }
+  if (!grad_suffix.empty()) suffixes.push_back(grad_suffix);
   return add_suffixes(prefix + body, suffixes, indent, opts.linewidth);
 }
 

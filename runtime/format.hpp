@@ -22,8 +22,11 @@ struct PrintOptions {
 
 // repr(t) for a tensor on `device_text` ("cpu", "cuda:0", "arena:0"): any
 // device other than "cpu" adds ", device='...'" as PyTorch does for a device
-// that is not the default one.
-std::string format_tensor(const HostTensor& t, const PrintOptions& opts, const std::string& device_text);
+// that is not the default one. `grad_suffix`, when not empty, follows the
+// dtype's ("grad_fn=<MulBackward0>" or "requires_grad=True", as PyTorch
+// prints a tensor that requires grad).
+std::string format_tensor(const HostTensor& t, const PrintOptions& opts, const std::string& device_text,
+                          const std::string& grad_suffix = {});
 
 // Python's repr(float): the shortest digits that read back to `value`, in
 // fixed notation for exponents -4 .. 15 and "1e-05" style otherwise ("0.5",

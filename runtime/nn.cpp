@@ -67,6 +67,16 @@ TensorRef linear(const tsr_tensor& x, const tsr_tensor& weight, const tsr_tensor
                             ") must equal weight's in_features (" + std::to_string(weight.layout.shape[1]) +
                             "): input " + shape_text(x.layout) + ", weight " + shape_text(weight.layout));
   TensorRef wt = autograd::view_of(weight, [](const Layout& l) { return transpose(l, 0, 1); }, "TBackward0");
+  // PyTorch 1.13's aten::linear adds the bias inside the product (addmm) for
+  // a 2-D input and for a contiguous 3-D one seen as 2-D; elsewhere it adds
+  // it after matmul. The results are named as its are (AddmmBackward0, then
+  // ViewBackward0; UnsafeViewBackward0 for matmul's view back; AddBackward0).
+  const bool fused = bias != nullptr && (x.layout.ndim == 2 || (x.layout.ndim == 3 && is_contiguous(x.layout)));
+  auto add_bias = [&](const TensorRef& product) {
+    TensorRef sum = binary(TSR_OP_ADD, *product, *bias);
+    autograd::name_result(*sum, "AddmmBackward0", {product.get(), bias});
+    return sum;
+  };
   TensorRef out;
   const int64_t rows[2] = {in == 0 ? 0 : x.layout.numel() / in, in};
   if (x.layout.ndim > 2 && view_strides(x.layout, 2, rows)) {
@@ -74,12 +84,15 @@ TensorRef linear(const tsr_tensor& x, const tsr_tensor& weight, const tsr_tensor
     // product too (not a batch of them summed afterwards).
     TensorRef flat = autograd::view_of(x, [&](const Layout& l) { return view(l, 2, rows); }, "ViewBackward0");
     TensorRef product = matmul(*flat, *wt);
+    if (fused) product = add_bias(product);
     Dims shape = x.layout.shape;
     shape[static_cast<size_t>(x.layout.ndim - 1)] = weight.layout.shape[0];
     out = autograd::view_of(*product, [&](const Layout& l) { return view(l, x.layout.ndim, shape.data()); },
-                            "ViewBackward0");
+                            fused ? "ViewBackward0" : "UnsafeViewBackward0");
+    if (fused) return out;
   } else {
     out = matmul(x, *wt);
+    if (fused) return add_bias(out);
   }
   return bias != nullptr ? binary(TSR_OP_ADD, *out, *bias) : out;
 }

@@ -208,6 +208,38 @@ int main(int argc, char** argv) {
     tsr_tensor_release(cube);
   }
 
+  /* A retained .grad under create_graph: y = 2x, z = sum(y * y), so
+     y.grad = 2y = 4x and dz/dx = 8x. y.grad's graph must not hold y
+     itself (Note [Saving only what a gradient reads]): y and its .grad
+     would keep each other alive, and valgrind's leak check
+     (abi.c99_autograd_valgrind) fails this test. */
+  {
+    tsr_autograd_options create = {0};
+    tsr_tensor *y = NULL, *yy = NULL, *z, *gx = NULL, *gy;
+    double want_x[2], want_y[2];
+    create.struct_size = TSR_AUTOGRAD_OPTIONS_STRUCT_SIZE;
+    create.retain_graph = -1;
+    create.create_graph = 1;
+    CHECK_OK(tsr_binary_scalar(TSR_OP_MUL, x, tsr_scalar_float(2.0), 0, &y));
+    CHECK_OK(tsr_tensor_retain_grad(y));
+    CHECK_OK(tsr_binary(TSR_OP_MUL, y, y, &yy));
+    z = sum_all(yy);
+    CHECK_OK(tsr_grad(1, &z, NULL, 1, &x, &create, &gx));
+    for (i = 0; i < 2; ++i) {
+      want_x[i] = 8.0 * xv[i];
+      want_y[i] = 4.0 * xv[i];
+    }
+    expect(gx, want_x, 2, "grad of sum((2x)^2)");
+    gy = grad_of(y);
+    CHECK(gy != NULL && tsr_tensor_requires_grad(gy));
+    expect(gy, want_y, 2, "retained y.grad under create_graph");
+    tsr_tensor_release(gy);
+    tsr_tensor_release(gx);
+    tsr_tensor_release(z);
+    tsr_tensor_release(yy);
+    tsr_tensor_release(y);
+  }
+
   /* Grad mode, detach, and the errors. */
   {
     static const int64_t ints[2] = {1, 2};

@@ -92,6 +92,42 @@ def grad_fn_names(m):
 
 
 @scenario
+def linear_grad_fn_names(m):
+    # aten::linear's paths: addmm for 2-D and contiguous 3-D inputs with a bias, matmul (+ add) elsewhere.
+    w = leaf(m, [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    b = leaf(m, [0.5, -0.5, 1.0])
+    names = []
+    for shape in ((2,), (4, 2), (5, 4, 2), (3, 5, 4, 2)):
+        x = m.ones(*shape, dtype=m.float64)
+        names += [m.nn.functional.linear(x, w, b).grad_fn, m.nn.functional.linear(x, w).grad_fn]
+        if len(shape) > 1:
+            names.append(m.nn.functional.linear(x.transpose(0, -1).contiguous().transpose(0, -1), w, b).grad_fn)
+    return names
+
+
+@scenario
+def reprs_show_grad_fn_or_requires_grad(m):
+    x = leaf(m, [1.0, 2.0])
+    with m.no_grad():
+        plain = x * 2
+    texts = [repr(t) for t in (x, x * 2, (x * 2).sum(), x[0], x.view(2, 1), x.detach(), plain,
+                               m.zeros(0, 3, dtype=m.float64, requires_grad=True), x.double() * 3,
+                               m.linspace(0, 1, 30, requires_grad=True) * 1, m.nn.Parameter(m.ones(2)))]
+    return [t.replace("torch.", "").replace("tessera.", "") for t in texts]
+
+
+@scenario
+def retained_grad_under_create_graph(m):
+    # y.grad is made under create_graph; its graph must not hold y (nothing would free the two).
+    x = leaf(m, [1.0, 2.0])
+    y = x * 2
+    y.retain_grad()
+    g, = m.autograd.grad((y * y).sum(), x, create_graph=True)
+    (second,) = m.autograd.grad(g.sum(), x)
+    return g, y.grad, y.grad.requires_grad, second
+
+
+@scenario
 def set_grad_checks(m):
     x = leaf(m, [1.0, 2.0])
     errors = []

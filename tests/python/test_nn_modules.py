@@ -66,7 +66,7 @@ def test_parameter_shares_storage_and_is_a_leaf_tensor():
     assert not nn.Parameter(data, requires_grad=False).requires_grad
     assert nn.Parameter().shape == (0,)
     assert type(p * 2) is ts.Tensor and type(p.detach()) is ts.Tensor
-    assert repr(p) == "Parameter containing:\n" + repr(data)
+    assert repr(p) == "Parameter containing:\n" + repr(data)[:-1] + ", requires_grad=True)"  # as torch prints it
     with pytest.raises(RuntimeError, match="floating point"):
         nn.Parameter(ts.zeros(2, dtype=ts.int64))
     q = nn.Parameter(ts.zeros(2, dtype=ts.int64), requires_grad=False)
