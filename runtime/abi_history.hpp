@@ -48,11 +48,11 @@ constexpr uint32_t scalar_kind_minor(int32_t kind) { return kind >= TSR_SCALAR_C
 
 // The newest minor that changed what a kernel or communicator is handed
 // (1.8 and 1.9 added autograd and functions to the public API only; 1.10
-// added TSR_MATH_ERF, 1.11 six ops): a plugin of this minor or a newer one
-// is handed everything as it is.
+// added TSR_MATH_ERF, 1.11 six ops; 1.12 complex autograd, runtime only):
+// a plugin of this minor or a newer one is handed everything as it is.
 constexpr uint32_t kPluginFacingMinor = 11;
 
-static_assert(TSR_ABI_VERSION_MAJOR == 1 && TSR_ABI_VERSION_MINOR == 11,
+static_assert(TSR_ABI_VERSION_MAJOR == 1 && TSR_ABI_VERSION_MINOR == 12,
               "a new minor version: record what it adds in abi_history.hpp (Note [What an older plugin is handed])");
 static_assert(TSR_DTYPE_COUNT == 15 && TSR_OP_COUNT == 71 && TSR_MATH_FN_COUNT == 22 && TSR_SCALAR_COMPLEX == 3,
               "a new dtype, op, MATH function or scalar kind: give it its minor in abi_history.hpp");

@@ -101,11 +101,27 @@ struct AccumulateGrad final : Node {
   std::shared_ptr<GradCell> cell;
   explicit AccumulateGrad(std::shared_ptr<GradCell> c) : cell(std::move(c)) {}
   const char* name() const override { return "AccumulateGrad"; }
+  bool handles_complex() const override { return true; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     accumulate_into(*cell, g);
     return {};
   }
 };
+
+// Note [Complex tensors and autograd]: a node whose formula is written for
+// real tensors only fails rather than give a complex input a wrong gradient.
+void refuse_complex(const Node& n, const std::vector<TensorRef>& grads) {
+  bool complex = false;
+  for (const TensorRef& g : grads) complex = complex || (g && tsr_dtype_is_complex(g->dtype));
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    complex = complex || (n.next[i].node && tsr_dtype_is_complex(n.inputs[i].dtype));
+  if (complex)
+    fail(TSR_ERR_UNSUPPORTED, std::string("the derivative of ") + n.display_name() +
+                                  " is not implemented for complex tensors (Tessera's complex autograd covers "
+                                  "arithmetic, exp, log, sqrt, sigmoid, abs, conj, real, imag, the trigonometric and "
+                                  "hyperbolic functions, expm1, log1p, log2, log10, sum, mean, "
+                                  "matmul, views, copies, cat, where and the Fourier transforms)");
+}
 
 // The hooks of output `output_nr` of n, in order, on its gradient.
 TensorRef run_hooks(Node& n, uint32_t output_nr, TensorRef g) {
@@ -257,6 +273,7 @@ void run(const std::vector<Edge>& roots, std::vector<TensorRef> root_grads, bool
       bool runs = is_leaf_sink ? !pruned || (accumulate_leaves && targets.count(n) > 0) : !pruned;
       for (const Edge& e : n->next) runs = runs || (!is_leaf_sink && e.node && needed[e.node.get()]);
       if (runs) {
+        if (!n->handles_complex()) refuse_complex(*n, outs);
         n->unpack_saved();
         grads = n->apply_outputs(outs);
         n->drop_unpacked();
@@ -379,13 +396,22 @@ void SavedTensor::release() noexcept {
 // ---- grad mode, flags, .grad ------------------------------------------------------
 
 // Note [Complex tensors and autograd]
-//   A complex tensor cannot require grad: PyTorch's convention (the
-//   gradient is dL/dz*, formulas with conjugates, and real-to-complex
-//   functions whose gradient takes the real part) is not implemented, so
-//   requires_grad on one fails, naming its dtype, rather than accept
-//   gradients that would be wrong. A complex result of a real tensor that
-//   requires grad (a cast, say) records NotImplementedBackward: its
-//   backward fails naming the function.
+//   PyTorch's convention: the gradient of a real loss L with respect to a
+//   complex z = x + iy is dL/dx + i dL/dy (the conjugate Wirtinger
+//   derivative, times 2), so that gradient descent on z is z -= lr * z.grad.
+//   A formula for a holomorphic f(z) is then grad * conj(f'(z)) (mul's is
+//   grad * conj(other), matmul's G @ B^H), and a gradient that reaches a real
+//   input from a complex result keeps its real part (the engine's cast to
+//   the input's dtype, to_input). A node says whether its formula follows
+//   the convention (Node::handles_complex); the engine refuses to run one
+//   that does not when a complex gradient reaches it or it feeds a complex
+//   input, naming it, so no complex gradient is ever wrong in silence. The
+//   nodes that do: add, sub, neg, mul, div (tensor and number operands),
+//   exp, log, sqrt, tanh, sigmoid, abs, conj, real, imag, sum, mean,
+//   matmul, views, copies and casts, cat, where, fill, and the Fourier
+//   transforms (FftC2CBackward0, FftR2CBackward0, FftC2RBackward0). As in
+//   PyTorch, a complex scalar result may start backward with the implicit
+//   gradient 1.
 
 AutogradMeta& meta_of(tsr_tensor& t) {
   if (t.autograd == nullptr) t.autograd = new AutogradMeta;
@@ -405,12 +431,8 @@ void set_requires_grad(tsr_tensor& t, bool value) {
     fail(TSR_ERR_INVALID_ARGUMENT,
          "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a "
          "subgraph that doesn't require differentiation use var_no_grad = var.detach().");
-  if (value && tsr_dtype_is_complex(t.dtype))  // Note [Complex tensors and autograd]
-    fail(TSR_ERR_TYPE, std::string("requires_grad on a ") + tsr_dtype_name(t.dtype) +
-                           " tensor: Tessera's autograd differentiates float16, bfloat16, float32 and float64 "
-                           "tensors only (complex gradients are not implemented)");
-  if (value && !tsr_dtype_is_floating(t.dtype))
-    fail(TSR_ERR_TYPE, "only Tensors of floating point dtype can require gradients");
+  if (value && !tsr_dtype_is_floating(t.dtype) && !tsr_dtype_is_complex(t.dtype))
+    fail(TSR_ERR_TYPE, "only Tensors of floating point dtype can require gradients");  // PyTorch 1.13's words
   if (!value && t.autograd == nullptr) return;
   meta_of(t).requires_grad = value;
 }

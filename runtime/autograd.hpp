@@ -178,6 +178,10 @@ struct Node : std::enable_shared_from_this<Node> {
   // many and takes one gradient per output, an empty TensorRef for an
   // output no gradient reached (at least one is set).
   virtual uint32_t num_outputs() const { return 1; }
+  // Whether apply() follows PyTorch's convention for complex gradients
+  // (Note [Complex tensors and autograd]); the engine refuses to run a node
+  // that does not when a complex gradient reaches it or it feeds a complex input.
+  virtual bool handles_complex() const { return false; }
   virtual std::vector<TensorRef> apply_outputs(std::vector<TensorRef>& grads) { return apply(grads[0]); }
   // Saved tensors: unpacked before apply, dropped after it, freed when the
   // graph is not retained.

@@ -25,10 +25,8 @@ TensorRef complex_part(const tsr_tensor& t, bool imag) {
   part.offset = 2 * part.offset + (imag ? 1 : 0);
   TensorRef view = make_view(t, part);
   view->dtype = tsr_dtype_real(t.dtype);
-  // A complex tensor that requires grad was made from real ones (Note
-  // [Complex tensors and autograd]): its parts have no formula.
   if (autograd::should_record({&t})) [[unlikely]]
-    autograd::record_unsupported(imag ? "imag" : "real", {&t}, *view);
+    autograd::record_complex_part(t, imag, *view);
   return view;
 }
 

@@ -6,7 +6,11 @@
 //   tensors' device. A formula returns the gradient of each input at the
 //   shape of the op's output; the engine sums it to the input's shape and
 //   dtype (Note [Autograd]). The table is this file and, for linear
-//   algebra, derivatives_linalg.cpp (Note [Linear algebra formulas]).
+//   algebra, derivatives_linalg.cpp (Note [Linear algebra formulas]), and
+//   for the Fourier transforms derivatives_fft.cpp (Note [The adjoint of a
+//   Fourier transform]). A node whose formula follows PyTorch's convention
+//   for complex tensors says so (Node::handles_complex; Note [Complex
+//   tensors and autograd]).
 //   Adding a function:
 //     1. its Node here (or there): the name, what it saves, apply();
 //     2. a record_* (derivatives.hpp) that makes it, called by the function
@@ -90,6 +94,7 @@ struct NotImplementedBackward final : Node {
   explicit NotImplementedBackward(int32_t op) : what(tsr_op_name(op)) {}
   explicit NotImplementedBackward(std::string w) : what(std::move(w)) {}
   const char* name() const override { return "NotImplemented"; }
+  bool handles_complex() const override { return true; }  // it fails with its own message
   std::vector<TensorRef> apply(const TensorRef&) override {
     fail(TSR_ERR_UNSUPPORTED, "derivative for aten::" + what + " is not implemented");
   }
@@ -99,23 +104,29 @@ struct NotImplementedBackward final : Node {
 
 struct AddBackward0 final : Node {
   const char* name() const override { return "AddBackward0"; }
+  bool handles_complex() const override { return true; }
   std::vector<TensorRef> apply(const TensorRef& g) override { return {g, g}; }
 };
 struct SubBackward0 final : Node {
   const char* name() const override { return "SubBackward0"; }
+  bool handles_complex() const override { return true; }
   std::vector<TensorRef> apply(const TensorRef& g) override { return {g, neg(g)}; }
 };
+// Complex operands take conjugates (Note [Complex tensors and autograd]).
 struct MulBackward0 final : Saved {
   const char* name() const override { return "MulBackward0"; }
+  bool handles_complex() const override { return true; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
-    return {next[0].node ? mul(g, b) : TensorRef{}, next[1].node ? mul(g, a) : TensorRef{}};
+    return {next[0].node ? mul(g, conj(b)) : TensorRef{}, next[1].node ? mul(g, conj(a)) : TensorRef{}};
   }
 };
 struct DivBackward0 final : Saved {  // d(a/b)/db = -out / b
   const char* name() const override { return "DivBackward0"; }
+  bool handles_complex() const override { return true; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
-    TensorRef ga = next[0].node ? div(g, b) : TensorRef{};
-    TensorRef gb = next[1].node ? neg(div(mul(g, out), b)) : TensorRef{};
+    TensorRef cb = next[0].node || next[1].node ? conj(b) : TensorRef{};
+    TensorRef ga = next[0].node ? div(g, cb) : TensorRef{};
+    TensorRef gb = next[1].node ? neg(div(mul(g, conj(out)), cb)) : TensorRef{};
     return {ga, gb};
   }
 };
@@ -169,18 +180,19 @@ struct ScalarOpBackward final : Saved {
       default: return reversed ? "MulBackward0" : "DivBackward0";
     }
   }
+  bool handles_complex() const override { return op != TSR_OP_POW; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     switch (op) {
       case TSR_OP_ADD: return {g};
       case TSR_OP_SUB: return {reversed ? neg(g) : g};
-      case TSR_OP_MUL: return {mul_scalar(g, s)};
+      case TSR_OP_MUL: return {mul_scalar(g, conj(s))};
       case TSR_OP_POW: {  // a ** s: s * a^(s - 1); s ** a: out * log(s)
         const double v = s.kind == TSR_SCALAR_INT ? static_cast<double>(s.i) : s.f;
         if (reversed) return {mul_scalar(mul(g, out), make_scalar(std::log(v)))};
         return {mul_scalar(mul(g, binary_scalar(TSR_OP_POW, *a, make_scalar(v - 1), false)), s)};
       }
       default:  // DIV: a / s, or s / a with gradient -out / a
-        return {reversed ? neg(div(mul(g, out), a)) : div_scalar(g, s)};
+        return {reversed ? neg(div(mul(g, conj(out)), conj(a))) : div_scalar(g, conj(s))};
     }
   }
 };
@@ -201,21 +213,29 @@ struct UnaryBackward final : Saved {
       default: return "TanhBackward0";
     }
   }
+  bool handles_complex() const override { return op != TSR_OP_RELU; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
+    // Complex inputs: g times the conjugate derivative (Note [Complex tensors and autograd]).
     switch (op) {
       case TSR_OP_NEG: return {neg(g)};
-      case TSR_OP_EXP: return {mul(g, out)};
-      case TSR_OP_LOG: return {div(g, a)};
-      case TSR_OP_SQRT: return {div(g, mul_scalar(out, make_scalar(2.0)))};  // inf at 0, as PyTorch
-      case TSR_OP_ABS: return {mul(g, math(TSR_MATH_SIGN, *a))};            // 0 at 0
+      case TSR_OP_EXP: return {mul(g, conj(out))};
+      case TSR_OP_LOG: return {div(g, conj(a))};
+      case TSR_OP_SQRT: return {div(g, mul_scalar(conj(out), make_scalar(2.0)))};  // inf at 0, as PyTorch
+      case TSR_OP_ABS:  // g sgn(a): a / |a| for a complex a (sign for a real one), 0 at 0
+        if (tsr_dtype_is_complex(a->dtype)) {
+          TensorRef magnitude = unary(TSR_OP_ABS, *a);
+          TensorRef at_zero = binary(TSR_OP_EQ, *magnitude, *scalar_like(magnitude, 0.0));
+          return {zero_where(at_zero, mul(g, div(a, magnitude)))};
+        }
+        return {mul(g, math(TSR_MATH_SIGN, *a))};
       case TSR_OP_RELU: {                                                    // 0 where a <= 0
         TensorRef zero = full(*a->rt, 0, nullptr, make_scalar(0.0), a->dtype, a->device);
         return {zero_where(binary(TSR_OP_LE, *a, *zero), g)};
       }
       case TSR_OP_SIGMOID:  // g * out * (1 - out)
-        return {mul(mul(g, out), binary_scalar(TSR_OP_SUB, *out, make_scalar(1.0), true))};
+        return {mul(g, conj(mul(out, binary_scalar(TSR_OP_SUB, *out, make_scalar(1.0), true))))};
       default:  // TANH: g * (1 - out^2)
-        return {mul(g, binary_scalar(TSR_OP_SUB, *mul(out, out), make_scalar(1.0), true))};
+        return {mul(g, conj(binary_scalar(TSR_OP_SUB, *mul(out, out), make_scalar(1.0), true)))};
     }
   }
 };
@@ -235,24 +255,35 @@ struct MathBackward final : Saved {
     if (fn == TSR_MATH_ERF) return "ErfBackward0";
     return fn >= 0 && fn < TSR_MATH_CONJ ? kNames[fn] : "ConjBackward0";
   }
+  // Complex inputs: g times the conjugate derivative (Note [Complex tensors and autograd]).
+  bool handles_complex() const override { return fn <= TSR_MATH_LOG10 || fn == TSR_MATH_CONJ; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     auto one_minus_sq = [&] { return binary_scalar(TSR_OP_SUB, *mul(a, a), make_scalar(1.0), true); };
+    auto times = [&](const TensorRef& d) { return mul(g, conj(d)); };
+    auto over = [&](const TensorRef& d) { return div(g, conj(d)); };
     switch (fn) {
-      case TSR_MATH_SIN: return {mul(g, math(TSR_MATH_COS, *a))};
-      case TSR_MATH_COS: return {neg(mul(g, math(TSR_MATH_SIN, *a)))};
-      case TSR_MATH_TAN: return {mul(g, binary_scalar(TSR_OP_ADD, *mul(out, out), make_scalar(1.0), false))};
-      case TSR_MATH_ASIN: return {mul(g, rsqrt(one_minus_sq()))};
-      case TSR_MATH_ACOS: return {neg(mul(g, rsqrt(one_minus_sq())))};
-      case TSR_MATH_ATAN: return {div(g, binary_scalar(TSR_OP_ADD, *mul(a, a), make_scalar(1.0), false))};
-      case TSR_MATH_SINH: return {mul(g, math(TSR_MATH_COSH, *a))};
-      case TSR_MATH_COSH: return {mul(g, math(TSR_MATH_SINH, *a))};
-      case TSR_MATH_ASINH: return {mul(g, rsqrt(binary_scalar(TSR_OP_ADD, *mul(a, a), make_scalar(1.0), false)))};
-      case TSR_MATH_ACOSH: return {mul(g, rsqrt(binary_scalar(TSR_OP_SUB, *mul(a, a), make_scalar(1.0), false)))};
-      case TSR_MATH_ATANH: return {div(g, one_minus_sq())};
-      case TSR_MATH_EXPM1: return {mul(g, binary_scalar(TSR_OP_ADD, *out, make_scalar(1.0), false))};
-      case TSR_MATH_LOG1P: return {div(g, binary_scalar(TSR_OP_ADD, *a, make_scalar(1.0), false))};
-      case TSR_MATH_LOG2: return {div(g, mul_scalar(a, make_scalar(std::log(2.0))))};
-      case TSR_MATH_LOG10: return {div(g, mul_scalar(a, make_scalar(std::log(10.0))))};
+      case TSR_MATH_CONJ: return {conj(g)};
+      case TSR_MATH_SIN: return {times(math(TSR_MATH_COS, *a))};
+      case TSR_MATH_COS: return {neg(times(math(TSR_MATH_SIN, *a)))};
+      case TSR_MATH_TAN: return {times(binary_scalar(TSR_OP_ADD, *mul(out, out), make_scalar(1.0), false))};
+      case TSR_MATH_ASIN: return {times(rsqrt(one_minus_sq()))};
+      case TSR_MATH_ACOS: return {neg(times(rsqrt(one_minus_sq())))};
+      case TSR_MATH_ATAN: return {over(binary_scalar(TSR_OP_ADD, *mul(a, a), make_scalar(1.0), false))};
+      case TSR_MATH_SINH: return {times(math(TSR_MATH_COSH, *a))};
+      case TSR_MATH_COSH: return {times(math(TSR_MATH_SINH, *a))};
+      case TSR_MATH_ASINH: return {times(rsqrt(binary_scalar(TSR_OP_ADD, *mul(a, a), make_scalar(1.0), false)))};
+      case TSR_MATH_ACOSH:
+        // 1 / sqrt(a^2 - 1) is the derivative on the real line (PyTorch 1.13's formula), but off it
+        // only up to sign: a complex a takes 1 / (sqrt(a - 1) sqrt(a + 1)), the principal branch's.
+        if (tsr_dtype_is_complex(a->dtype))
+          return {times(mul(rsqrt(binary_scalar(TSR_OP_SUB, *a, make_scalar(1.0), false)),
+                            rsqrt(binary_scalar(TSR_OP_ADD, *a, make_scalar(1.0), false))))};
+        return {times(rsqrt(binary_scalar(TSR_OP_SUB, *mul(a, a), make_scalar(1.0), false)))};
+      case TSR_MATH_ATANH: return {over(one_minus_sq())};
+      case TSR_MATH_EXPM1: return {times(binary_scalar(TSR_OP_ADD, *out, make_scalar(1.0), false))};
+      case TSR_MATH_LOG1P: return {over(binary_scalar(TSR_OP_ADD, *a, make_scalar(1.0), false))};
+      case TSR_MATH_LOG2: return {over(mul_scalar(a, make_scalar(std::log(2.0))))};
+      case TSR_MATH_LOG10: return {over(mul_scalar(a, make_scalar(std::log(10.0))))};
       case TSR_MATH_ERF:  // g 2/sqrt(pi) exp(-a^2)
         return {mul(g, mul_scalar(unary(TSR_OP_EXP, *neg(mul(a, a))), 1.1283791670955125738961589031215452))};
       default: return {zeros_like(g)};  // floor, ceil, trunc, round, sign
@@ -292,6 +323,7 @@ struct BinaryMoreBackward final : Saved {
 // `a` holds the saved condition.
 struct WhereBackward final : Saved {
   const char* name() const override { return "WhereBackward0"; }
+  bool handles_complex() const override { return true; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     TensorRef zero = full(*g->rt, 0, nullptr, make_scalar(0.0), g->dtype, g->device);
     return {next[0].node ? where(*a, *g, *zero) : TensorRef{}, next[1].node ? where(*a, *zero, *g) : TensorRef{}};
@@ -343,6 +375,7 @@ struct SumBackward final : Node {
   const char* name() const override {
     return mean ? (r.dims_given ? "MeanBackward1" : "MeanBackward0") : (r.dims_given ? "SumBackward1" : "SumBackward0");
   }
+  bool handles_complex() const override { return true; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     TensorRef s = spread(g, inputs[0], r.reduced);
     return {mean ? div_scalar(s, make_scalar(static_cast<double>(r.count))) : s};
@@ -571,6 +604,7 @@ struct ScatterBackward final : formula::SavedNode<1> {  // t[0]: the index
 struct CatBackward final : Node {
   int64_t dim;
   const char* name() const override { return "CatBackward0"; }
+  bool handles_complex() const override { return true; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     std::vector<TensorRef> grads;
     int64_t at = 0;
@@ -604,6 +638,7 @@ struct MatmulBackward final : Saved {
     if (na == 2 && nb == 2) return "MmBackward0";
     return "UnsafeViewBackward0";
   }
+  bool handles_complex() const override { return true; }  // G @ B^H and A^H @ G
   std::vector<TensorRef> apply(const TensorRef& g) override {
     // a is saved only for b's gradient and b only for a's (Note [Saving only what a gradient reads]).
     const bool row = inputs[0].ndim == 1, col = inputs[1].ndim == 1;
@@ -612,11 +647,11 @@ struct MatmulBackward final : Saved {
     if (row) G = unsqueezed(G, -2);
     TensorRef ga, gb;
     if (next[0].node) {
-      ga = matmul(G, mT(col ? unsqueezed(b, -1) : b));
+      ga = matmul(G, mT(conj(col ? unsqueezed(b, -1) : b)));
       if (row) ga = squeezed(ga, -2);
     }
     if (next[1].node) {
-      gb = matmul(mT(row ? unsqueezed(a, 0) : a), G);
+      gb = matmul(mT(conj(row ? unsqueezed(a, 0) : a)), G);
       if (col) gb = squeezed(gb, -1);
     }
     return {ga, gb};
@@ -626,14 +661,29 @@ struct MatmulBackward final : Saved {
 // ---- copies and views -------------------------------------------------------
 
 // The copies, named by the caller; the engine sums, casts and moves.
+// torch.real / torch.imag (a view of the complex storage as reals; PyTorch
+// makes it by view_as_real and select, and names it so): the real gradient
+// g goes back as g + 0i, or 0 + gi.
+struct ComplexPartBackward final : Node {
+  bool imag = false;
+  const char* name() const override { return "SelectBackward0"; }
+  bool handles_complex() const override { return true; }
+  std::vector<TensorRef> apply(const TensorRef& g) override {
+    TensorRef c = to(g, inputs[0].dtype, g->device);
+    return {imag ? mul_scalar(c, tsr_scalar_complex(0.0, 1.0)) : c};
+  }
+};
+
 struct CopyBackward final : Node {
   const char* name_;
   explicit CopyBackward(const char* n) : name_(n) {}
   const char* name() const override { return name_; }
+  bool handles_complex() const override { return true; }  // a cast's: the engine's to_input
   std::vector<TensorRef> apply(const TensorRef& g) override { return {g}; }
 };
 struct FillBackward final : Node {
   const char* name() const override { return "FillBackward0"; }
+  bool handles_complex() const override { return true; }
   std::vector<TensorRef> apply(const TensorRef&) override { return {}; }
 };
 
@@ -674,6 +724,7 @@ struct ViewBackward final : Node {
   Span span;  // first: the input's layout, second: the view's
   ViewBackward(const char* n, const Span& s) : name_(n), span(s) {}
   const char* name() const override { return name_; }
+  bool handles_complex() const override { return true; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     TensorRef z = span.zeros(*g);
     copy_into(*make_view(*z, span.second), *g);
@@ -685,6 +736,7 @@ struct ViewBackward final : Node {
 };
 struct ExpandBackward final : Node {
   const char* name() const override { return "ExpandBackward0"; }
+  bool handles_complex() const override { return true; }
   std::vector<TensorRef> apply(const TensorRef& g) override { return {g}; }  // the engine sums it to the input's shape
 };
 
@@ -717,12 +769,10 @@ struct CopySlices final : Node {
 
 }  // namespace
 
-bool differentiable(const char* what, std::initializer_list<const tsr_tensor*> inputs, tsr_tensor& out) {
-  if (tsr_dtype_is_complex(out.dtype)) {
-    record(std::make_shared<NotImplementedBackward>(std::string(what)), inputs, out);
-    return false;
-  }
-  return tsr_dtype_is_floating(out.dtype);
+bool differentiable(const char*, std::initializer_list<const tsr_tensor*>, tsr_tensor& out) {
+  // A complex result records its node too: the engine refuses one whose
+  // formula is real-only (Note [Complex tensors and autograd]).
+  return tsr_dtype_is_floating(out.dtype) || tsr_dtype_is_complex(out.dtype);
 }
 
 void record_copy(const tsr_tensor& a, tsr_tensor& out, const char* name) {
@@ -758,6 +808,8 @@ std::shared_ptr<Node> view_node(tsr_tensor& base, const tsr_tensor& view) {
   std::shared_ptr<Node> n;
   if (self_overlapping(view.layout) || self_overlapping(base.layout))
     n = std::make_shared<NotImplementedBackward>(std::string("a view that aliases itself"));
+  else if (view.dtype != base.dtype)  // a complex tensor's real or imaginary part, its strides in reals
+    n = std::make_shared<NotImplementedBackward>(std::string("a real or imaginary part whose tensor was written in place"));
   else
     n = std::make_shared<ViewBackward>("AsStridedBackward0", Span(base.layout, view.layout));
   link(*n, {&base});
@@ -949,16 +1001,18 @@ void record_scatter(const tsr_tensor& self, const tsr_tensor& src, int64_t dim, 
 
 void record_concat(std::span<const tsr_tensor* const> tensors, int64_t dim, tsr_tensor& out) {
   if (!tsr_dtype_is_floating(out.dtype) && !tsr_dtype_is_complex(out.dtype)) return;
-  std::shared_ptr<Node> n;
-  if (tsr_dtype_is_complex(out.dtype)) {
-    n = std::make_shared<NotImplementedBackward>(std::string("cat"));
-  } else {
-    auto cat = std::make_shared<CatBackward>();
-    cat->dim = dim;
-    n = std::move(cat);
-  }
+  auto n = std::make_shared<CatBackward>();
+  n->dim = dim;
   link(*n, tensors);
   set_history(out, std::move(n));
+}
+
+void record_complex_part(const tsr_tensor& t, bool imag, tsr_tensor& out) {
+  meta_of(out).view_version = version(out);  // its base's later writes refuse it (view_node)
+  if (!differentiable(imag ? "imag" : "real", {&t}, out)) return;
+  auto n = std::make_shared<ComplexPartBackward>();
+  n->imag = imag;
+  record(std::move(n), {&t}, out);
 }
 
 void record_matmul(const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out) {

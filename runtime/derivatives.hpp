@@ -7,6 +7,7 @@
 #include <span>
 
 #include "autograd.hpp"
+#include "tessera/fft.h"
 #include "shape.hpp"
 
 namespace tessera::rt::autograd {
@@ -44,6 +45,10 @@ void record_scatter(const tsr_tensor& self, const tsr_tensor& src, int64_t dim, 
                     tsr_tensor& out);
 void record_concat(std::span<const tsr_tensor* const> tensors, int64_t dim, tsr_tensor& out);
 void record_matmul(const tsr_tensor& a, const tsr_tensor& b, tsr_tensor& out);
+// torch.real / torch.imag of a complex tensor: out is the part's view.
+void record_complex_part(const tsr_tensor& t, bool imag, tsr_tensor& out);
+// tsr_fft (derivatives_fft.cpp): out = the transform `o` of x.
+void record_fft(const tsr_tensor& x, const tsr_fft_options& o, tsr_tensor& out);
 // out has a's values, maybe in another dtype, on another device or
 // broadcast (contiguous and clone: "CloneBackward0", to:
 // "ToCopyBackward0", copy_: "CopyBackwards"): the gradient goes back summed
@@ -164,15 +169,15 @@ constexpr Gradient op_gradient(tsr_op op) {
     case TSR_OP_CUMSUM: case TSR_OP_GATHER: case TSR_OP_SORT: case TSR_OP_SCATTER: case TSR_OP_CHOLESKY: case TSR_OP_SOLVE:
     case TSR_OP_QR: case TSR_OP_SVD: case TSR_OP_EIGH: case TSR_OP_INV: case TSR_OP_LU: case TSR_OP_GELU:
     case TSR_OP_GELU_TANH: case TSR_OP_SILU: case TSR_OP_CUMPROD: case TSR_OP_CLAMP:
+    // The Fourier transforms: tsr_fft records one node for its kernels (derivatives_fft.cpp).
+    case TSR_OP_FFT: case TSR_OP_RFFT: case TSR_OP_IRFFT:
       return Gradient::kFormula;
     case TSR_OP_FILL: case TSR_OP_EQ: case TSR_OP_NE: case TSR_OP_LT: case TSR_OP_LE: case TSR_OP_GT: case TSR_OP_GE:
     case TSR_OP_ARGMAX: case TSR_OP_ARANGE: case TSR_OP_LINSPACE: case TSR_OP_RAND_UNIFORM: case TSR_OP_RAND_NORMAL:
     case TSR_OP_BITWISE_AND: case TSR_OP_BITWISE_OR: case TSR_OP_BITWISE_XOR: case TSR_OP_SHIFT_LEFT:
     case TSR_OP_SHIFT_RIGHT: case TSR_OP_ARGMIN: case TSR_OP_ARGSORT: case TSR_OP_NONZERO: case TSR_OP_SEARCHSORTED:
       return Gradient::kNone;
-    // Complex results (Note [Complex tensors and autograd]): what they
-    // would differentiate cannot require grad yet.
-    case TSR_OP_EIG: case TSR_OP_FFT: case TSR_OP_RFFT: case TSR_OP_IRFFT:
+    case TSR_OP_EIG:  // its formula is not written yet
       return Gradient::kPending;
     case TSR_OP_FLOOR_DIVIDE:
       return Gradient::kRefused;

@@ -8,9 +8,9 @@
 // at once. lu_factor's pivots are integers: its node is LU's alone.
 //
 // Note [Linear algebra formulas]
-//   Formulas are written for real matrices (complex tensors do not
-//   require grad: Note [Complex tensors and autograd] in autograd.cpp),
-//   with recorded functions only, so a second derivative needs no entry:
+//   Formulas are written for real matrices (the engine refuses their
+//   nodes a complex gradient: Note [Complex tensors and autograd] in
+//   autograd.cpp), with recorded functions only, so a second derivative needs no entry:
 //   the inverse of a triangular factor is linalg_inv, and X R^-T is
 //   solve(R, X^T)^T, where PyTorch calls its triangular solver. A
 //   function whose result depends on more than its input (a factor of

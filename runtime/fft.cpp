@@ -73,7 +73,11 @@ TensorRef transform(int32_t op, const TensorRef& x, int32_t dim, int64_t out_len
   return out;
 }
 
-TensorRef fft_of(const tsr_tensor& input, const tsr_fft_options& o) {
+}  // namespace
+
+namespace tessera::rt {
+
+TensorRef fft(const tsr_tensor& input, const tsr_fft_options& o) {
   const char* fn = kind_name(o.kind);
   if (o.kind != TSR_FFT_C2C && o.kind != TSR_FFT_R2C && o.kind != TSR_FFT_C2R)
     fail(TSR_ERR_INVALID_ARGUMENT, "tsr_fft: options->kind " + std::to_string(o.kind) + " is not a tsr_fft_kind");
@@ -112,13 +116,15 @@ TensorRef fft_of(const tsr_tensor& input, const tsr_fft_options& o) {
   if (o.kind == TSR_FFT_R2C && tsr_dtype_is_complex(input.dtype))
     fail(TSR_ERR_TYPE, std::string(fn) + " expects a real input tensor, but got " + tsr_dtype_name(input.dtype));
 
-  const autograd::NoFormulaYet record(o.kind == TSR_FFT_C2C   ? "fft_c2c"
-                                      : o.kind == TSR_FFT_R2C ? "fft_r2c"
-                                                              : "fft_c2r",
-                                      input);
   TensorRef x = TensorRef::share(const_cast<tsr_tensor*>(&input));
+  if (count == 0) {  // C2C of no dims: the input as complex, a cast or a clone (recorded as such)
+    x = to(x, complex, input.device);
+    return x.get() == &input ? clone(*x) : x;
+  }
+  // The kernels run without a record; the transform is one node (derivatives_fft.cpp).
+  const bool records = autograd::should_record({&input});
+  autograd::GradModeGuard off(false);
   x = to(x, o.kind == TSR_FFT_R2C ? real : complex, input.device);
-  if (count == 0) return record(x.get() == &input ? clone(*x) : x);
   const size_t last = static_cast<size_t>(count - 1);
   if (o.kind == TSR_FFT_C2C) {
     const bool inverse = o.inverse != 0;
@@ -138,10 +144,19 @@ TensorRef fft_of(const tsr_tensor& input, const tsr_fft_options& o) {
     x = transform(TSR_OP_IRFFT, resized(x, dims[last], lens[last] / 2 + 1), dims[last], lens[last], real, true,
                   scale_of(o.norm, true, lens[last]));
   }
-  return record(x);
+  if (records) {
+    tsr_fft_options resolved = o;  // the dims and lengths as run, for the formula
+    resolved.num_dims = count;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      resolved.dims[i] = dims[i];
+      resolved.n[i] = lens[i];
+    }
+    autograd::record_fft(input, resolved, *x);
+  }
+  return x;
 }
 
-}  // namespace
+}  // namespace tessera::rt
 
 tsr_status tsr_fft_options_init(tsr_fft_options* options) {
   return guard([&] {
@@ -168,6 +183,6 @@ tsr_status tsr_fft(tsr_tensor* x, const tsr_fft_options* options, tsr_tensor** o
                                            "TSR_FFT_OPTIONS_STRUCT_SIZE)");
       std::memcpy(&o, options, sizeof o);
     }
-    hand_out(fft_of(require(x, "x"), o), out);
+    hand_out(fft(require(x, "x"), o), out);
   });
 }

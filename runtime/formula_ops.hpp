@@ -32,6 +32,11 @@ inline TensorRef zeros_of(const tsr_tensor& like, int32_t ndim, const int64_t* s
 }
 inline TensorRef zeros_like(const TensorRef& t) { return zeros_of(*t, t->layout.ndim, t->layout.shape.data()); }
 inline TensorRef matmul(const TensorRef& a, const TensorRef& b) { return rt::matmul(*a, *b); }
+// The complex conjugate (recorded); a real tensor as it is (Note [Complex tensors and autograd]).
+inline TensorRef conj(const TensorRef& t) { return tsr_dtype_is_complex(t->dtype) ? math(TSR_MATH_CONJ, *t) : t; }
+inline tsr_scalar conj(tsr_scalar s) {
+  return s.kind == TSR_SCALAR_COMPLEX ? tsr_scalar_complex(s.f, -tsr_scalar_imag(s)) : s;
+}
 // Where cond, 0, else g (PyTorch's masked_fill: a NaN in g stays out of the masked places).
 inline TensorRef zero_where(const TensorRef& cond, const TensorRef& g) { return where(*cond, *scalar_like(g, 0.0), *g); }
 

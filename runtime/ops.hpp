@@ -186,6 +186,10 @@ TensorRef binary_cross_entropy_with_logits(const tsr_tensor& input, const tsr_te
 TensorRef math(int32_t fn, const tsr_tensor& a);
 void math_out(int32_t fn, const tsr_tensor& a, const tsr_tensor& out);
 
+// ---- fft.cpp ---------------------------------------------------------------------
+// tsr_fft: the transform `o` (validated here) of x, recorded (derivatives_fft.cpp).
+TensorRef fft(const tsr_tensor& x, const tsr_fft_options& o);
+
 // ---- complex_parts.cpp ---------------------------------------------------------
 // The real (imag false) or imaginary part of a complex tensor as a view of
 // its storage in the real dtype; real of a real tensor is a view of it, imag

@@ -91,12 +91,10 @@ enum class PublicGradient : uint8_t { kFormula, kView, kInplace, kOut, kNone, kP
   M(tsr_linalg_svd, kFormula) M(tsr_linalg_eigh, kFormula) M(tsr_linalg_vector_norm, kFormula)  \
   M(tsr_linalg_pinv, kFormula)                                                                  \
   M(tsr_linalg_lu_factor, kFormula)                                                             \
-  /* eig, eigvals (ABI 1.11): complex results (Note [Complex tensors and autograd]): a real */  \
-  /* input's results record NotImplementedBackward */                                           \
+  /* eig, eigvals (ABI 1.11): no formula written yet: the results record NotImplementedBackward */ \
   M(tsr_linalg_eig, kPending) M(tsr_linalg_eigvals, kPending)                                   \
-  /* Fourier transforms (fft.h, ABI 1.11): complex results, and complex tensors cannot require grad */ \
-  /* (Note [Complex tensors and autograd]): a real input's result records NotImplementedBackward */ \
-  M(tsr_fft_options_init, kNoTensor) M(tsr_fft, kPending)                                       \
+  /* Fourier transforms (fft.h): one node per call, the adjoint transform (derivatives_fft.cpp) */ \
+  M(tsr_fft_options_init, kNoTensor) M(tsr_fft, kFormula)                                       \
   /* autograd's own */                                                                          \
   M(tsr_is_grad_enabled, kNoTensor) M(tsr_set_grad_enabled, kNoTensor)                          \
   M(tsr_tensor_requires_grad, kNoTensor) M(tsr_tensor_set_requires_grad, kNoTensor)             \

@@ -307,10 +307,27 @@ int main(int argc, char** argv) {
       expect(g, wantl, 4, "grad of log|det A|");
       tsr_tensor_release(g);
     }
-    CHECK_OK(tsr_zeros(rt, 1, &square[1], TSR_COMPLEX128, cpu, &cz));
-    CHECK_FAILS(tsr_tensor_set_requires_grad(cz, 1), TSR_ERR_TYPE,
-                "complex gradients are not implemented");
-    tsr_tensor_release(cz);
+    /* Complex leaves (ABI 1.12): d/dz of the complex sum(z * z), started
+       by the implicit gradient 1, is 2 conj(z) under PyTorch's convention. */
+    {
+      static const double zv[4] = {1.0, 2.0, 3.0, -1.0}, want[4] = {2.0, -4.0, 6.0, 2.0};
+      double got[4] = {0, 0, 0, 0};
+      tsr_tensor *zz = NULL, *zs, *gz;
+      CHECK_OK(tsr_zeros(rt, 1, &square[1], TSR_COMPLEX128, cpu, &cz));
+      CHECK_OK(tsr_copy_from_host(cz, zv, sizeof zv, NULL));
+      CHECK_OK(tsr_tensor_set_requires_grad(cz, 1));
+      CHECK_OK(tsr_binary(TSR_OP_MUL, cz, cz, &zz));
+      zs = sum_all(zz);
+      CHECK_OK(tsr_backward(1, &zs, NULL, 0, NULL, NULL));
+      gz = grad_of(cz);
+      CHECK(gz != NULL);
+      CHECK_OK(tsr_copy_to_host(gz, got, sizeof got, NULL));
+      for (i = 0; i < 4; ++i) CHECK(got[i] == want[i]);
+      tsr_tensor_release(gz);
+      tsr_tensor_release(zs);
+      tsr_tensor_release(zz);
+      tsr_tensor_release(cz);
+    }
     tsr_tensor_release(l);
     tsr_tensor_release(logabs);
     tsr_tensor_release(sign);

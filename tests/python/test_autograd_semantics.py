@@ -593,13 +593,14 @@ def test_threads_train_their_own_graphs():
 
 @pytest.mark.parametrize("name,fn", [
     ("_unique2", lambda x: ts.unique(x) * 2),
-    ("linalg_inv", lambda x: ts.linalg.inv(x.to(ts.complex128)).abs() + x),
-    ("real", lambda x: (x.to(ts.complex128) * 2).real + x),
+    ("LinalgInvExBackward0 is not implemented for complex tensors",
+     lambda x: ts.linalg.inv(x.to(ts.complex128)).abs() + x),
+    ("CumsumBackward0 is not implemented for complex tensors", lambda x: (x.to(ts.complex128) * 2).cumsum(0).real + x),
 ])
 def test_functions_without_a_formula_fail_loudly(name, fn):
-    # torch has none for unique, complex results have none (Note [Complex
-    # tensors and autograd]): backward fails naming the function, never a
-    # gradient missing its share.
+    # torch has none for unique; formulas written for real tensors refuse
+    # complex gradients (Note [Complex tensors and autograd]): backward fails
+    # naming the function, never a gradient missing its share.
     x = ts.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=ts.float64, requires_grad=True)
     y = fn(x)
     assert y.requires_grad
@@ -607,14 +608,12 @@ def test_functions_without_a_formula_fail_loudly(name, fn):
         y.sum().backward()
 
 
-def test_complex_tensors_cannot_require_grad():
-    # Note [Complex tensors and autograd]: refused, naming the dtype, rather
-    # than given gradients without PyTorch's conjugate convention.
-    with pytest.raises((RuntimeError, TypeError), match="complex64 tensor: Tessera's autograd differentiates"):
-        ts.tensor([1j, 2.0], requires_grad=True)
-    z = ts.tensor([1j, 2.0])
-    with pytest.raises((RuntimeError, TypeError), match="complex gradients are not implemented"):
-        z.requires_grad_()
+def test_complex_tensors_require_grad_and_integers_do_not():
+    # Note [Complex tensors and autograd]; test_autograd_complex_vs_torch.py has their gradients.
+    assert ts.tensor([1j, 2.0], requires_grad=True).requires_grad
+    assert ts.tensor([1j, 2.0]).requires_grad_().requires_grad
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+        ts.tensor([1, 2]).requires_grad_()
 
 
 def test_a_gradient_that_views_a_callers_tensor_is_copied_into_grad():

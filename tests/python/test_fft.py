@@ -197,11 +197,19 @@ def test_errors_and_empty_inputs_as_numpy_and_torch():
     _check(ts.fft.irfft(_tensor(e.astype(np.complex128))), np.fft.irfft(e), np.float64)
 
 
-def test_autograd_is_refused_for_complex_results():
-    x = ts.tensor([1.0, 2.0, 3.0], requires_grad=True, device=DEVICE)
-    y = ts.fft.rfft(x)
-    with pytest.raises(RuntimeError, match="fft_r2c"):
-        y.abs().sum().backward()
+def test_gradients_flow_through_the_transforms():
+    # Note [The adjoint of a Fourier transform]: the gradient of a real loss of
+    # rfft(x) is the adjoint applied to the loss's gradient; for sum(Re X * w)
+    # that is Re(conj(F)^T w), F the first n // 2 + 1 rows of the DFT matrix.
+    # test_autograd_complex_vs_torch.py compares every transform with torch.
+    n = 7
+    x = ts.tensor(RNG.standard_normal(n), dtype=ts.float64, requires_grad=True, device=DEVICE)
+    w = RNG.standard_normal(n // 2 + 1)
+    y = ts.fft.rfft(x, norm="ortho")
+    assert y.grad_fn.name() == "FftR2CBackward0"
+    (y.real * ts.tensor(w, dtype=ts.float64, device=DEVICE)).sum().backward()
+    F = np.exp(-2j * np.pi * np.outer(np.arange(n // 2 + 1), np.arange(n)) / n) / np.sqrt(n)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), (F.T @ w).real, rtol=1e-12, atol=1e-13)
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 8, 11])

@@ -2,8 +2,8 @@
 /* tessera/autograd.h — gradients (public API, ABI 1.8).
  *
  * Included by tessera.h. PyTorch 1.13's autograd, in C: a floating-point
- * tensor (float16, bfloat16, float32, float64; not complex) may require
- * grad; while grad mode is on, every
+ * tensor (float16, bfloat16, float32, float64; since ABI 1.12 also
+ * complex64 and complex128) may require grad; while grad mode is on, every
  * differentiable function of such tensors records how it made its result,
  * and tsr_backward / tsr_grad run that record backwards. The formulas are
  * the runtime's own functions on the tensors' devices, so a tensor of any
@@ -63,10 +63,20 @@ TSR_API int32_t tsr_set_grad_enabled(int32_t enabled);
 
 /* 1 when t requires grad (a leaf with the flag, or a recorded result). */
 TSR_API int32_t tsr_tensor_requires_grad(const struct tsr_tensor* t);
-/* requires_grad_: sets a leaf's flag. TSR_ERR_TYPE for a dtype that is not
- * floating ("only Tensors of floating point dtype can require gradients")
- * and for a complex one (complex gradients are not implemented: the
- * message says so); TSR_ERR_INVALID_ARGUMENT for a non-leaf. */
+/* requires_grad_: sets a leaf's flag. TSR_ERR_TYPE for a dtype that is
+ * neither floating nor complex ("only Tensors of floating point dtype can
+ * require gradients"; complex was refused before ABI 1.12);
+ * TSR_ERR_INVALID_ARGUMENT for a non-leaf.
+ * Complex gradients follow PyTorch's convention: a complex leaf's .grad is
+ * dL/dRe + i dL/dIm of a real loss L, and a complex scalar result may start
+ * tsr_backward with the implicit gradient 1. Functions whose formulas are
+ * written for real tensors only fail in tsr_backward / tsr_grad when a
+ * complex gradient reaches them (TSR_ERR_UNSUPPORTED, naming the function
+ * and "not implemented for complex tensors"). Those with complex formulas:
+ * arithmetic with tensors and numbers, exp, log, sqrt, tanh, sigmoid, abs,
+ * conj, real, imag, the trigonometric and hyperbolic functions, expm1,
+ * log1p, log2, log10, sum, mean, matmul, views, copies and casts, cat,
+ * where, and tsr_fft. */
 TSR_API tsr_status tsr_tensor_set_requires_grad(struct tsr_tensor* t, int32_t requires_grad);
 /* 1 for a leaf: no grad_fn (PyTorch's is_leaf). */
 TSR_API int32_t tsr_tensor_is_leaf(const struct tsr_tensor* t);

@@ -16,9 +16,11 @@
  * (real float32 or float64 for TSR_FFT_C2R), complex128 for float64 and
  * complex128 input, complex64 for everything else: bool, integers, float16
  * and bfloat16 are promoted to float32 first. TSR_FFT_R2C refuses a complex
- * x. Autograd: complex tensors cannot require grad (Note [Complex tensors
- * and autograd] of the runtime); a result of a real x that requires grad
- * records NotImplementedBackward.
+ * x. Autograd (since ABI 1.12): the result records FftC2CBackward0,
+ * FftR2CBackward0 (TSR_FFT_R2C, and TSR_FFT_C2C of a real x) or
+ * FftC2RBackward0, PyTorch's nodes; its gradient is the adjoint transform
+ * (the other direction, the same factors, trims and zero-pads undone), so
+ * complex and real inputs alike get gradients (tessera/autograd.h).
  */
 #ifndef TESSERA_FFT_H
 #define TESSERA_FFT_H

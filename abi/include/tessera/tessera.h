@@ -668,9 +668,8 @@ TSR_API tsr_status tsr_linalg_pinv(tsr_tensor* a, tsr_tensor* atol, tsr_tensor* 
  * are complex whatever a is: complex64 for float32 and complex64,
  * complex128 for float64 and complex128. Integer a is TSR_ERR_TYPE (cast it
  * first); a with an infinity or NaN is TSR_ERR_LINALG, as torch.linalg.eig
- * refuses it. The results are complex, so they have no gradient here
- * (Note [Complex tensors and autograd]): a real a that requires grad gives
- * results whose backward fails naming the function. */
+ * refuses it. Its gradient is not implemented: backward through the
+ * results of an a that requires grad fails naming the function. */
 TSR_API tsr_status tsr_linalg_eig(tsr_tensor* a, tsr_tensor** eigenvalues, tsr_tensor** eigenvectors);
 /* torch.linalg.eigvals: the eigenvalues of tsr_linalg_eig alone. */
 TSR_API tsr_status tsr_linalg_eigvals(tsr_tensor* a, tsr_tensor** eigenvalues);

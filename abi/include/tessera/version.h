@@ -158,6 +158,13 @@
  *        (tessera/fft.h), the versioned DLPack exchange
  *        (tsr_to_dlpack_versioned, tsr_from_dlpack_versioned:
  *        tessera/dlpack_exchange.h), struct kinds 11-13 of tsr_struct_size.
+ *   1.12 Complex autograd: tsr_tensor_set_requires_grad accepts complex64
+ *        and complex128 tensors (1.9 to 1.11 refused them), and their
+ *        gradients follow PyTorch's convention (tessera/autograd.h);
+ *        tsr_fft records its gradient (tessera/fft.h). tsr_format prints
+ *        PyTorch's grad_fn=<...> or requires_grad=True suffix. No function
+ *        or struct changed; the plugin ABI is unchanged: a 1.11 plugin is a
+ *        1.12 one.
  */
 #ifndef TESSERA_VERSION_H
 #define TESSERA_VERSION_H
@@ -165,7 +172,7 @@
 #include <stdint.h>
 
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 11
+#define TSR_ABI_VERSION_MINOR 12
 
 /* Packs (major, minor) into one uint32_t: major in the high 16 bits. */
 #define TSR_MAKE_VERSION(major, minor) ((uint32_t)(((uint32_t)(major) << 16) | ((uint32_t)(minor) & 0xFFFFu)))
