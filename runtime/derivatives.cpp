@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <string>
 
@@ -150,16 +151,19 @@ struct ExtremumBackward final : Saved {
 // and b >= 0 (PyTorch's pow_backward_exponent).
 struct PowBackward1 final : Saved {
   const char* name() const override { return "PowBackward1"; }
+  bool handles_complex() const override { return true; }  // conjugate derivatives; b's real part decides b >= 0
   std::vector<TensorRef> apply(const TensorRef& g) override {
     TensorRef ga, gb;
     if (next[0].node) {
       TensorRef bm1 = binary_scalar(TSR_OP_SUB, *b, make_scalar(1.0), false);
-      ga = mul(g, mul(b, binary(TSR_OP_POW, *a, *bm1)));
+      ga = mul(g, conj(mul(b, binary(TSR_OP_POW, *a, *bm1))));
     }
     if (next[1].node) {
       TensorRef zero = full(*a->rt, 0, nullptr, make_scalar(0.0), a->dtype, a->device);
-      TensorRef at_zero = binary(TSR_OP_BITWISE_AND, *binary(TSR_OP_EQ, *a, *zero), *binary(TSR_OP_GE, *b, *zero));
-      gb = zero_where(at_zero, mul(g, mul(out, unary(TSR_OP_LOG, *a))));
+      TensorRef b_real = tsr_dtype_is_complex(b->dtype) ? complex_part(*b, false) : b;
+      TensorRef at_zero = binary(TSR_OP_BITWISE_AND, *binary(TSR_OP_EQ, *a, *zero),
+                                 *binary(TSR_OP_GE, *b_real, *scalar_like(b_real, 0.0)));
+      gb = zero_where(at_zero, mul(g, conj(mul(out, unary(TSR_OP_LOG, *a)))));
     }
     return {ga, gb};
   }
@@ -180,16 +184,22 @@ struct ScalarOpBackward final : Saved {
       default: return reversed ? "MulBackward0" : "DivBackward0";
     }
   }
-  bool handles_complex() const override { return op != TSR_OP_POW; }
+  bool handles_complex() const override { return true; }
   std::vector<TensorRef> apply(const TensorRef& g) override {
     switch (op) {
       case TSR_OP_ADD: return {g};
       case TSR_OP_SUB: return {reversed ? neg(g) : g};
       case TSR_OP_MUL: return {mul_scalar(g, conj(s))};
-      case TSR_OP_POW: {  // a ** s: s * a^(s - 1); s ** a: out * log(s)
-        const double v = s.kind == TSR_SCALAR_INT ? static_cast<double>(s.i) : s.f;
-        if (reversed) return {mul_scalar(mul(g, out), make_scalar(std::log(v)))};
-        return {mul_scalar(mul(g, binary_scalar(TSR_OP_POW, *a, make_scalar(v - 1), false)), s)};
+      case TSR_OP_POW: {  // a ** s: s * a^(s - 1); s ** a: out * log(s); conjugated for complex values
+        const std::complex<double> v(s.kind == TSR_SCALAR_INT ? static_cast<double>(s.i) : s.f, tsr_scalar_imag(s));
+        auto scalar = [](std::complex<double> c) {
+          return c.imag() == 0 ? make_scalar(c.real()) : tsr_scalar_complex(c.real(), c.imag());
+        };
+        if (reversed) {  // a real result keeps the real log (NaN for a negative s, as PyTorch's)
+          const tsr_scalar log_s = tsr_dtype_is_complex(out->dtype) ? scalar(std::log(v)) : make_scalar(std::log(v.real()));
+          return {mul(g, conj(mul_scalar(out, log_s)))};
+        }
+        return {mul(g, conj(mul_scalar(binary_scalar(TSR_OP_POW, *a, scalar(v - 1.0), false), s)))};
       }
       default:  // DIV: a / s, or s / a with gradient -out / a
         return {reversed ? neg(div(mul(g, conj(out)), conj(a))) : div_scalar(g, conj(s))};
@@ -494,6 +504,7 @@ struct NormBackward final : Saved {
 struct CumsumBackward final : Node {
   int64_t dim;
   const char* name() const override { return "CumsumBackward0"; }
+  bool handles_complex() const override { return true; }  // linear
   std::vector<TensorRef> apply(const TensorRef& g) override {
     if (g->layout.ndim == 0) return {g};
     const int64_t dims[1] = {dim};
@@ -540,12 +551,14 @@ struct GatherBackward final : Node {
   TensorRef index;
   const char* name_ = "GatherBackward0";
   const char* name() const override { return name_; }
+  bool handles_complex() const override { return true; }  // linear
   std::vector<TensorRef> apply(const TensorRef& g) override { return {scatter_add_zeros(inputs[0], dim, index, g)}; }
 };
 struct ScatterAddBackward final : Node {
   int64_t dim;
   TensorRef index;
   const char* name() const override { return "ScatterAddBackward0"; }
+  bool handles_complex() const override { return true; }  // linear
   std::vector<TensorRef> apply(const TensorRef& g) override { return {gather(*g, dim, *index)}; }
 };
 
@@ -570,6 +583,7 @@ struct ScatterBackward final : formula::SavedNode<1> {  // t[0]: the index
   int64_t dim = 0;
   bool add = false;
   const char* name() const override { return add ? "ScatterAddBackward0" : "ScatterBackward0"; }
+  bool handles_complex() const override { return true; }  // linear in self and src
   std::vector<TensorRef> apply(const TensorRef& g) override {
     const TensorRef& index = t[0];
     TensorRef gself, gsrc;

@@ -73,10 +73,10 @@ TSR_API int32_t tsr_tensor_requires_grad(const struct tsr_tensor* t);
  * written for real tensors only fail in tsr_backward / tsr_grad when a
  * complex gradient reaches them (TSR_ERR_UNSUPPORTED, naming the function
  * and "not implemented for complex tensors"). Those with complex formulas:
- * arithmetic with tensors and numbers, exp, log, sqrt, tanh, sigmoid, abs,
- * conj, real, imag, the trigonometric and hyperbolic functions, expm1,
- * log1p, log2, log10, sum, mean, matmul, views, copies and casts, cat,
- * where, and tsr_fft. */
+ * arithmetic and pow with tensors and numbers, exp, log, sqrt, tanh,
+ * sigmoid, abs, conj, real, imag, the trigonometric and hyperbolic
+ * functions, expm1, log1p, log2, log10, sum, mean, cumsum, matmul, views,
+ * copies and casts, cat, where, gather, scatter and indexing, and tsr_fft. */
 TSR_API tsr_status tsr_tensor_set_requires_grad(struct tsr_tensor* t, int32_t requires_grad);
 /* 1 for a leaf: no grad_fn (PyTorch's is_leaf). */
 TSR_API int32_t tsr_tensor_is_leaf(const struct tsr_tensor* t);
