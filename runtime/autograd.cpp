@@ -119,9 +119,9 @@ void refuse_complex(const Node& n, const std::vector<TensorRef>& grads) {
     fail(TSR_ERR_UNSUPPORTED, std::string("the derivative of ") + n.display_name() +
                                   " is not implemented for complex tensors (Tessera's complex autograd covers "
                                   "arithmetic, exp, log, sqrt, sigmoid, abs, conj, real, imag, the trigonometric and "
-                                  "hyperbolic functions, expm1, log1p, log2, log10, pow, sum, mean, cumsum, "
-                                  "matmul, views, copies, cat, where, indexing, gather, scatter and the Fourier "
-                                  "transforms)");
+                                  "hyperbolic functions, expm1, log1p, log2, log10, pow, sum, mean, prod, cumsum, "
+                                  "cumprod, vector_norm, matmul, views, copies, cat, where, indexing, gather, "
+                                  "scatter and the Fourier transforms)");
 }
 
 // The hooks of output `output_nr` of n, in order, on its gradient.
@@ -410,7 +410,8 @@ void SavedTensor::release() noexcept {
 //   nodes that do: add, sub, neg, mul, div and pow (tensor and number
 //   operands), exp, log, sqrt, tanh, sigmoid, abs, conj, real, imag, the
 //   trigonometric and hyperbolic functions, expm1, log1p, log2, log10,
-//   sum, mean, cumsum, matmul, views, copies and casts, cat, where, fill,
+//   sum, mean, prod, cumsum, cumprod, vector_norm, matmul, views, copies
+//   and casts, cat, where, fill,
 //   gather, scatter and the indexing built on them, and the Fourier
 //   transforms (FftC2CBackward0, FftR2CBackward0, FftC2RBackward0). As in
 //   PyTorch, a complex scalar result may start backward with the implicit

@@ -74,6 +74,12 @@ TensorRef rsqrt(const TensorRef& t) { return binary_scalar(TSR_OP_DIV, *unary(TS
 TensorRef mask(int32_t cmp, const TensorRef& a, const TensorRef& b, int32_t dtype) {
   return to(binary(cmp, *a, *b), dtype, a->device);
 }
+// sign(t) of a real t; t / |t| (0 at 0) of a complex one, torch's sgn.
+TensorRef sgn(const TensorRef& t) {
+  if (!tsr_dtype_is_complex(t->dtype)) return math(TSR_MATH_SIGN, *t);
+  TensorRef magnitude = unary(TSR_OP_ABS, *t);
+  return zero_where(binary(TSR_OP_EQ, *magnitude, *scalar_like(magnitude, 0.0)), div(t, magnitude));
+}
 // The tensors a formula reads (Note [Saved tensors and versions]):
 // a, b and out hold them while apply runs.
 struct Saved : SavedNode<3> {
@@ -231,13 +237,7 @@ struct UnaryBackward final : Saved {
       case TSR_OP_EXP: return {mul(g, conj(out))};
       case TSR_OP_LOG: return {div(g, conj(a))};
       case TSR_OP_SQRT: return {div(g, mul_scalar(conj(out), make_scalar(2.0)))};  // inf at 0, as PyTorch
-      case TSR_OP_ABS:  // g sgn(a): a / |a| for a complex a (sign for a real one), 0 at 0
-        if (tsr_dtype_is_complex(a->dtype)) {
-          TensorRef magnitude = unary(TSR_OP_ABS, *a);
-          TensorRef at_zero = binary(TSR_OP_EQ, *magnitude, *scalar_like(magnitude, 0.0));
-          return {zero_where(at_zero, mul(g, div(a, magnitude)))};
-        }
-        return {mul(g, math(TSR_MATH_SIGN, *a))};
+      case TSR_OP_ABS: return {mul(g, sgn(a))};  // a / |a| for a complex a, 0 at 0
       case TSR_OP_RELU: {                                                    // 0 where a <= 0
         TensorRef zero = full(*a->rt, 0, nullptr, make_scalar(0.0), a->dtype, a->device);
         return {zero_where(binary(TSR_OP_LE, *a, *zero), g)};
@@ -399,6 +399,7 @@ struct ReduceBackward final : Saved {
   int32_t op;
   double correction = 0;
   Reduction r;
+  bool handles_complex() const override { return op == TSR_OP_PROD; }  // the conjugate product of the others
   const char* name() const override {
     switch (op) {
       case TSR_OP_PROD: return r.dims_given ? "ProdBackward1" : "ProdBackward0";
@@ -439,7 +440,7 @@ struct ReduceBackward final : Saved {
         TensorRef others = r.keep(TSR_OP_PROD, nonzero_a);  // the product of the nonzero elements
         TensorRef at_zero = where(*binary(TSR_OP_EQ, *zeros, *one), *others, *zero);
         TensorRef elsewhere = where(*binary(TSR_OP_EQ, *zeros, *zero), *div(others, nonzero_a), *zero);
-        return {mul(G, where(*is_zero, *at_zero, *elsewhere))};
+        return {mul(G, conj(where(*is_zero, *at_zero, *elsewhere)))};
       }
     }
   }
@@ -476,11 +477,12 @@ struct NormBackward final : Saved {
   double p = 2;
   Reduction r;
   const char* name() const override { return "LinalgVectorNormBackward0"; }
+  bool handles_complex() const override { return true; }  // sgn(a) for sign(a): |a|'s derivative
   std::vector<TensorRef> apply(const TensorRef& g) override {
     const InputMeta& in = inputs[0];
     const TensorRef G = spread(g, in, r.reduced), N = spread(out, in, r.reduced);
     if (p == 0) return {zeros_like(a)};
-    const TensorRef sign = math(TSR_MATH_SIGN, *a);
+    const TensorRef sign = sgn(a);
     if (p == 1) return {mul(sign, G)};
     const TensorRef norm_is_zero = binary(TSR_OP_EQ, *N, *scalar_like(N, 0.0));
     if (p == 2) return {mul(G, zero_where(norm_is_zero, div(a, N)))};
@@ -520,6 +522,7 @@ struct CumsumBackward final : Node {
 struct CumprodBackward final : Saved {
   int64_t dim;
   const char* name() const override { return "CumprodBackward0"; }
+  bool handles_complex() const override { return true; }  // products conjugated
   std::vector<TensorRef> apply(const TensorRef& g) override {
     using namespace formula;
     if (g->layout.ndim == 0) return {g};
@@ -533,8 +536,8 @@ struct CumprodBackward final : Saved {
                                    *binary(TSR_OP_EQ, *zeros_so_far,
                                            *full(*a->rt, 0, nullptr, make_scalar_int(1), TSR_INT64, a->device)));
     const TensorRef one = scalar_like(a, 1.0);
-    const TensorRef early = div(tail_sums(mul(g, out)), where(*before, *a, *one));
-    const TensorRef at_zero = tail_sums(mul(g, cumprod(*where(*first, *one, *a), dim, TSR_DTYPE_UNDEFINED)));
+    const TensorRef early = div(tail_sums(mul(g, conj(out))), conj(where(*before, *a, *one)));
+    const TensorRef at_zero = tail_sums(mul(g, conj(cumprod(*where(*first, *one, *a), dim, TSR_DTYPE_UNDEFINED))));
     return {where(*before, *early, *where(*first, *at_zero, *scalar_like(g, 0.0)))};
   }
 };

@@ -75,8 +75,9 @@ TSR_API int32_t tsr_tensor_requires_grad(const struct tsr_tensor* t);
  * and "not implemented for complex tensors"). Those with complex formulas:
  * arithmetic and pow with tensors and numbers, exp, log, sqrt, tanh,
  * sigmoid, abs, conj, real, imag, the trigonometric and hyperbolic
- * functions, expm1, log1p, log2, log10, sum, mean, cumsum, matmul, views,
- * copies and casts, cat, where, gather, scatter and indexing, and tsr_fft. */
+ * functions, expm1, log1p, log2, log10, sum, mean, prod, cumsum, cumprod,
+ * vector_norm, matmul, views, copies and casts, cat, where, gather, scatter
+ * and indexing, and tsr_fft. */
 TSR_API tsr_status tsr_tensor_set_requires_grad(struct tsr_tensor* t, int32_t requires_grad);
 /* 1 for a leaf: no grad_fn (PyTorch's is_leaf). */
 TSR_API int32_t tsr_tensor_is_leaf(const struct tsr_tensor* t);
