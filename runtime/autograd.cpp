@@ -117,11 +117,8 @@ void refuse_complex(const Node& n, const std::vector<TensorRef>& grads) {
     complex = complex || (n.next[i].node && tsr_dtype_is_complex(n.inputs[i].dtype));
   if (complex)
     fail(TSR_ERR_UNSUPPORTED, std::string("the derivative of ") + n.display_name() +
-                                  " is not implemented for complex tensors (Tessera's complex autograd covers "
-                                  "arithmetic, exp, log, sqrt, sigmoid, abs, conj, real, imag, the trigonometric and "
-                                  "hyperbolic functions, expm1, log1p, log2, log10, pow, sum, mean, prod, cumsum, "
-                                  "cumprod, vector_norm, matmul, views, copies, cat, where, indexing, gather, "
-                                  "scatter and the Fourier transforms)");
+                                  " is not implemented for complex tensors (tessera/autograd.h lists the functions "
+                                  "whose gradients take complex tensors)");
 }
 
 // The hooks of output `output_nr` of n, in order, on its gradient.

@@ -35,6 +35,7 @@
 #include <type_traits>
 
 #include "elementwise.cuh"
+#include "gemm_plan.hpp"  // contiguous_like
 #include "kernels.hpp"
 
 namespace tessera::cuda {
@@ -148,18 +149,6 @@ bool row_major(const tsr_tensor_desc& d) {
   }
   return true;
 }
-// A row-major descriptor of `like`'s shape and dtype over `data`.
-tsr_tensor_desc packed(const tsr_tensor_desc& like, void* data) {
-  tsr_tensor_desc p = like;
-  p.data = data;
-  p.offset = 0;
-  int64_t stride = 1;
-  for (int i = like.ndim - 1; i >= 0; --i) {
-    p.strides[i] = stride;
-    stride *= like.shape[i];
-  }
-  return p;
-}
 
 template <int Op, int D> struct FftKernel {
   static constexpr int key = D;
@@ -210,7 +199,7 @@ template <int Op, int D> struct FftKernel {
     const Workspace out_buf(ex, out_direct ? 0 : static_cast<size_t>(lines * out_len) * out_elem);
     void* src = in_direct ? static_cast<char*>(in.data) + in.offset * static_cast<int64_t>(in_elem) : in_buf.get();
     void* dst = out_direct ? static_cast<char*>(out.data) + out.offset * static_cast<int64_t>(out_elem) : out_buf.get();
-    if (!in_direct) copy_same_dtype(ex, packed(in_moved, src), in_moved);
+    if (!in_direct) copy_same_dtype(ex, contiguous_like(in_moved, src), in_moved);
     if constexpr (Op == TSR_OP_IRFFT) {
       TSR_LAUNCH(blocks_for(static_cast<uint64_t>(lines), "irfft"), kPointwiseBlock, ex.stream, hermitian_kernel<R>)(
           static_cast<R*>(src), static_cast<uint64_t>(lines), static_cast<uint64_t>(in_len), n % 2 == 0);
@@ -244,7 +233,7 @@ template <int Op, int D> struct FftKernel {
           static_cast<R*>(dst), reals, static_cast<R>(scale));
       ex.check_launch("scale_kernel");
     }
-    if (!out_direct) copy_same_dtype(ex, out_moved, packed(out_moved, dst));
+    if (!out_direct) copy_same_dtype(ex, out_moved, contiguous_like(out_moved, dst));
   }
 };
 

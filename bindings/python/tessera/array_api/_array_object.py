@@ -71,6 +71,15 @@ def _check_category(dtype, category, op):
         raise TypeError("only %s dtypes are allowed in %s, not %s" % (category, op, _dtypes.name(dtype)))
 
 
+def _extension_operand(x, category, name, extension):
+    """x's tensor for function `name` of an extension ("linalg", "fft"):
+    TypeError unless x is an Array of the dtype category."""
+    if not isinstance(x, Array):
+        raise TypeError("%s.%s: expected an Array, got %s" % (extension, name, type(x).__name__))
+    _check_category(x.dtype, category, name)
+    return x._t
+
+
 def operands(x1, x2, category, op):
     """The two tensors of a binary op at their promoted dtype (one of them may
     be a Python scalar); NotImplemented for an unknown operand."""

@@ -15,7 +15,7 @@ import operator
 
 from .. import fft as _fft
 from . import _dtypes
-from ._array_object import Array, _check_category
+from ._array_object import Array, _check_category, _extension_operand
 from ._creation_functions import _device
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq",
@@ -25,10 +25,7 @@ _NORMS = ("backward", "ortho", "forward")
 
 
 def _tensor(x, category, name):
-    if not isinstance(x, Array):
-        raise TypeError("fft.%s: expected an Array, got %s" % (name, type(x).__name__))
-    _check_category(x.dtype, category, name)
-    return x._t
+    return _extension_operand(x, category, name, "fft")
 
 
 def _norm(norm, name):

@@ -17,7 +17,7 @@ import operator
 from collections import namedtuple
 
 from .. import linalg as _linalg
-from ._array_object import Array, _check_category, operands
+from ._array_object import Array, _extension_operand, operands
 from ._manipulation_functions import matmul, matrix_transpose, tensordot, vecdot
 from ._reduction_functions import _dims, _sum_dtype
 
@@ -29,10 +29,7 @@ SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
 
 
 def _tensor(x, category, name):
-    if not isinstance(x, Array):
-        raise TypeError("linalg.%s: expected an Array, got %s" % (name, type(x).__name__))
-    _check_category(x.dtype, category, name)
-    return x._t
+    return _extension_operand(x, category, name, "linalg")
 
 
 def _floating(x, name):
